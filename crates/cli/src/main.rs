@@ -1,0 +1,2 @@
+//! mqwatch binary (being written)
+fn main() {}

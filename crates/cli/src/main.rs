@@ -1,2 +1,20 @@
-//! mqwatch binary (being written)
-fn main() {}
+//! The `mqwatch` binary: parses the stable command line of ARCHITECTURE.md and dispatches to the crates that do
+//! the work. It owns argument parsing, exit codes and the human/JSON output edge; no logic of its own.
+//!
+//! Exit codes (stable, scripts depend on them): 0 healthy, 1 warnings, 2 critical, 3 could not run.
+
+mod cli;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args = cli::Args::parse();
+    match cli::run(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("mqwatch: {e:#}");
+            ExitCode::from(cli::EXIT_COULD_NOT_RUN)
+        }
+    }
+}

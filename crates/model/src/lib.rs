@@ -1,1 +1,16 @@
-//! (being written)
+//! mqwatch-model: the engine-neutral vocabulary every other crate speaks.
+//!
+//! What it owns: the names of things in a watched estate ([`Engine`], clusters, [`NodeRef`], [`LogRef`] for a
+//! partition/queue/ledger, [`GroupRef`]), the timestamped facts collectors emit ([`Observation`]) and the
+//! results checks return ([`Finding`] with its closed set of [`FindingKind`]s).
+//!
+//! What it is not: no I/O, no logic beyond naming, parsing and keying. Engine crates fill these types; checks read
+//! them; the alert stage keys alarms by [`Finding::key`].
+
+mod finding;
+mod observation;
+mod topology;
+
+pub use finding::{Evidence, Finding, FindingKey, FindingKind, Severity, UnknownFindingKind};
+pub use observation::{Fact, Observation, ObservedNodeState};
+pub use topology::{Engine, GroupRef, LogRef, NodeRef, NodeRole, Subject, UnknownEngine};

@@ -1,4 +1,4 @@
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 fn b(_c: &mut Criterion) {}
 criterion_group!(g, b);
 criterion_main!(g);

@@ -7,4 +7,5 @@
 //! What it is not: a RocketMQ client for producing or consuming (tests use `rocketmq-client-rust` for that), and
 //! it never computes alarms.
 
+pub mod client;
 pub mod codec;

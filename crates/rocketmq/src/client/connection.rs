@@ -118,11 +118,11 @@ impl Connection {
         };
         let result = tokio::time::timeout(timeout, exchange)
             .await
-            .unwrap_or_else(|_| Err(ErrorKind::Timeout(timeout.as_millis() as u64)));
-        if result.is_err() {
-            if let Ok(mut p) = self.pending.lock() {
-                p.waiting.remove(&opaque);
-            }
+            .unwrap_or(Err(ErrorKind::Timeout(timeout.as_millis() as u64)));
+        if result.is_err()
+            && let Ok(mut p) = self.pending.lock()
+        {
+            p.waiting.remove(&opaque);
         }
         result
     }

@@ -7,5 +7,6 @@
 //! What it is not: a RocketMQ client for producing or consuming (tests use `rocketmq-client-rust` for that), and
 //! it never computes alarms.
 
+pub mod body;
 pub mod client;
 pub mod codec;

@@ -1,10 +1,12 @@
 //! mqwatch's own async admin client: one connection per node, a timeout on every call, and errors that name the
 //! node, the request code and the node's own response code and remark.
 
+mod admin;
 mod codes;
 mod connection;
 mod error;
 
+pub use admin::{CODE_CONSUMER_NOT_ONLINE, CODE_NO_STATS, CODE_QUERY_NOT_FOUND};
 pub use codes::RequestCode;
 pub use error::{AdminError, ErrorKind};
 

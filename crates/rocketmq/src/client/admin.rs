@@ -1,0 +1,300 @@
+//! The typed admin requests mqwatch sends, on top of [`AdminClient::request`]. Absence that the protocol
+//! signals with a response code (no committed offset, no stats yet) is `Ok(None)`, never an empty success.
+
+use super::{AdminClient, AdminError, ErrorKind, RequestCode};
+use crate::body::{
+    self, BodyError, BrokerStatsData, ClusterInfo, ConsumeStats, ConsumerConnection,
+};
+use crate::body::{ConsumerRunningInfo, MessageQueue, QueueRange};
+use std::collections::BTreeMap;
+
+/// Response code: the stats item has no data (VIEW_BROKER_STATS_DATA) — RocketMQ's SYSTEM_ERROR, used so.
+pub const CODE_NO_STATS: i32 = 1;
+/// Response code QUERY_NOT_FOUND: e.g. the group never committed on that queue.
+pub const CODE_QUERY_NOT_FOUND: i32 = 22;
+/// Response code CONSUMER_NOT_ONLINE.
+pub const CODE_CONSUMER_NOT_ONLINE: i32 = 206;
+
+fn body_error(addr: &str, request: RequestCode, e: BodyError) -> AdminError {
+    AdminError {
+        node: addr.to_string(),
+        request,
+        kind: ErrorKind::Body(e.to_string()),
+    }
+}
+
+impl AdminClient {
+    async fn typed<T>(
+        &self,
+        addr: &str,
+        code: RequestCode,
+        ext: &[(&str, String)],
+        parse: impl FnOnce(&serde_json::Value) -> Result<T, BodyError>,
+    ) -> Result<T, AdminError> {
+        let v = self.request_json(addr, code, ext).await?;
+        parse(&v).map_err(|e| body_error(addr, code, e))
+    }
+
+    async fn ext_i64(
+        &self,
+        addr: &str,
+        code: RequestCode,
+        ext: &[(&str, String)],
+        name: &str,
+    ) -> Result<i64, AdminError> {
+        let frame = self.request(addr, code, ext, Vec::new()).await?;
+        let raw = frame.header.ext_fields.get(name);
+        raw.and_then(|s| s.parse().ok()).ok_or_else(|| {
+            let e = BodyError {
+                what: format!("response field {name}"),
+                reason: format!("{raw:?}"),
+            };
+            body_error(addr, code, e)
+        })
+    }
+
+    /// GET_BROKER_CLUSTER_INFO from a name server.
+    pub async fn cluster_info(&self, namesrv: &str) -> Result<ClusterInfo, AdminError> {
+        self.typed(
+            namesrv,
+            RequestCode::GET_BROKER_CLUSTER_INFO,
+            &[],
+            ClusterInfo::from_json,
+        )
+        .await
+    }
+
+    /// GET_ALL_TOPIC_LIST_FROM_NAMESERVER.
+    pub async fn topic_list(&self, namesrv: &str) -> Result<Vec<String>, AdminError> {
+        let code = RequestCode::GET_ALL_TOPIC_LIST_FROM_NAMESERVER;
+        self.typed(namesrv, code, &[], body::topic_list).await
+    }
+
+    /// GET_BROKER_RUNTIME_INFO.
+    pub async fn runtime_info(&self, broker: &str) -> Result<BTreeMap<String, String>, AdminError> {
+        self.typed(
+            broker,
+            RequestCode::GET_BROKER_RUNTIME_INFO,
+            &[],
+            body::runtime_info,
+        )
+        .await
+    }
+
+    /// GET_ALL_SUBSCRIPTIONGROUP_CONFIG: group name → consumes by broadcast.
+    pub async fn subscription_groups(
+        &self,
+        broker: &str,
+    ) -> Result<BTreeMap<String, bool>, AdminError> {
+        let code = RequestCode::GET_ALL_SUBSCRIPTIONGROUP_CONFIG;
+        self.typed(broker, code, &[], body::subscription_groups)
+            .await
+    }
+
+    /// GET_TOPIC_STATS_INFO: per-queue min/max offsets of `topic` on `broker`.
+    pub async fn topic_stats(
+        &self,
+        broker: &str,
+        topic: &str,
+    ) -> Result<BTreeMap<MessageQueue, QueueRange>, AdminError> {
+        let ext = [("topic", topic.to_string())];
+        self.typed(
+            broker,
+            RequestCode::GET_TOPIC_STATS_INFO,
+            &ext,
+            body::topic_stats,
+        )
+        .await
+    }
+
+    /// GET_CONSUME_STATS of `group` (optionally one topic) on `broker`, asked of that broker directly.
+    pub async fn consume_stats(
+        &self,
+        broker: &str,
+        group: &str,
+        topic: Option<&str>,
+    ) -> Result<ConsumeStats, AdminError> {
+        let mut ext = vec![("consumerGroup", group.to_string())];
+        if let Some(t) = topic {
+            ext.push(("topic", t.to_string()));
+        }
+        self.typed(
+            broker,
+            RequestCode::GET_CONSUME_STATS,
+            &ext,
+            ConsumeStats::from_json,
+        )
+        .await
+    }
+
+    /// GET_CONSUMER_CONNECTION_LIST; `Ok(None)` when the group has no online client.
+    pub async fn consumer_connections(
+        &self,
+        broker: &str,
+        group: &str,
+    ) -> Result<Option<ConsumerConnection>, AdminError> {
+        let ext = [("consumerGroup", group.to_string())];
+        let code = RequestCode::GET_CONSUMER_CONNECTION_LIST;
+        match self
+            .typed(broker, code, &ext, ConsumerConnection::from_json)
+            .await
+        {
+            Err(e) if e.response_code() == Some(CODE_CONSUMER_NOT_ONLINE) => Ok(None),
+            other => other.map(Some),
+        }
+    }
+
+    /// GET_CONSUMER_RUNNING_INFO of one client (the broker asks the client).
+    pub async fn consumer_running_info(
+        &self,
+        broker: &str,
+        group: &str,
+        client_id: &str,
+    ) -> Result<ConsumerRunningInfo, AdminError> {
+        let ext = [
+            ("consumerGroup", group.to_string()),
+            ("clientId", client_id.to_string()),
+            ("jstackEnable", "false".to_string()),
+        ];
+        let code = RequestCode::GET_CONSUMER_RUNNING_INFO;
+        self.typed(broker, code, &ext, ConsumerRunningInfo::from_json)
+            .await
+    }
+
+    /// QUERY_CONSUMER_OFFSET; `Ok(None)` when the group never committed on the queue.
+    pub async fn committed_offset(
+        &self,
+        broker: &str,
+        group: &str,
+        topic: &str,
+        queue_id: i32,
+    ) -> Result<Option<i64>, AdminError> {
+        let ext = [
+            ("consumerGroup", group.to_string()),
+            ("topic", topic.to_string()),
+            ("queueId", queue_id.to_string()),
+        ];
+        match self
+            .ext_i64(broker, RequestCode::QUERY_CONSUMER_OFFSET, &ext, "offset")
+            .await
+        {
+            Err(e) if e.response_code() == Some(CODE_QUERY_NOT_FOUND) => Ok(None),
+            other => other.map(Some),
+        }
+    }
+
+    /// GET_MAX_OFFSET of one queue.
+    pub async fn max_offset(
+        &self,
+        broker: &str,
+        topic: &str,
+        queue_id: i32,
+    ) -> Result<i64, AdminError> {
+        let ext = [
+            ("topic", topic.to_string()),
+            ("queueId", queue_id.to_string()),
+        ];
+        self.ext_i64(broker, RequestCode::GET_MAX_OFFSET, &ext, "offset")
+            .await
+    }
+
+    /// GET_MIN_OFFSET of one queue.
+    pub async fn min_offset(
+        &self,
+        broker: &str,
+        topic: &str,
+        queue_id: i32,
+    ) -> Result<i64, AdminError> {
+        let ext = [
+            ("topic", topic.to_string()),
+            ("queueId", queue_id.to_string()),
+        ];
+        self.ext_i64(broker, RequestCode::GET_MIN_OFFSET, &ext, "offset")
+            .await
+    }
+
+    /// VIEW_BROKER_STATS_DATA; `Ok(None)` when the broker has no data for the key yet.
+    pub async fn broker_stats(
+        &self,
+        broker: &str,
+        stats_name: &str,
+        stats_key: &str,
+    ) -> Result<Option<BrokerStatsData>, AdminError> {
+        let ext = [
+            ("statsName", stats_name.to_string()),
+            ("statsKey", stats_key.to_string()),
+        ];
+        let code = RequestCode::VIEW_BROKER_STATS_DATA;
+        match self
+            .typed(broker, code, &ext, BrokerStatsData::from_json)
+            .await
+        {
+            Err(e) if e.response_code() == Some(CODE_NO_STATS) => Ok(None),
+            other => other.map(Some),
+        }
+    }
+
+    /// UPDATE_CONSUMER_OFFSET: sets a group's committed offset (the broker does not range-check it).
+    pub async fn update_consumer_offset(
+        &self,
+        broker: &str,
+        group: &str,
+        topic: &str,
+        queue_id: i32,
+        offset: i64,
+    ) -> Result<(), AdminError> {
+        let ext = [
+            ("consumerGroup", group.to_string()),
+            ("topic", topic.to_string()),
+            ("queueId", queue_id.to_string()),
+            ("commitOffset", offset.to_string()),
+        ];
+        self.request(
+            broker,
+            RequestCode::UPDATE_CONSUMER_OFFSET,
+            &ext,
+            Vec::new(),
+        )
+        .await
+        .map(drop)
+    }
+
+    /// UPDATE_AND_CREATE_SUBSCRIPTIONGROUP with default settings.
+    pub async fn create_subscription_group(
+        &self,
+        broker: &str,
+        group: &str,
+    ) -> Result<(), AdminError> {
+        let body =
+            serde_json::to_vec(&serde_json::json!({ "groupName": group })).unwrap_or_default();
+        let code = RequestCode::UPDATE_AND_CREATE_SUBSCRIPTIONGROUP;
+        self.request(broker, code, &[], body).await.map(drop)
+    }
+
+    /// UPDATE_AND_CREATE_TOPIC with `queues` read and write queues, read-write permission.
+    pub async fn create_topic(
+        &self,
+        broker: &str,
+        topic: &str,
+        queues: u32,
+    ) -> Result<(), AdminError> {
+        let ext = [
+            ("topic", topic.to_string()),
+            ("defaultTopic", "TBW102".to_string()),
+            ("readQueueNums", queues.to_string()),
+            ("writeQueueNums", queues.to_string()),
+            ("perm", "6".to_string()),
+            ("topicFilterType", "SINGLE_TAG".to_string()),
+            ("topicSysFlag", "0".to_string()),
+            ("order", "false".to_string()),
+        ];
+        self.request(
+            broker,
+            RequestCode::UPDATE_AND_CREATE_TOPIC,
+            &ext,
+            Vec::new(),
+        )
+        .await
+        .map(drop)
+    }
+}

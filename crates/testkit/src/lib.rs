@@ -1,0 +1,64 @@
+//! mqwatch-testkit: what integration tests need to run against real peers.
+//!
+//! What it owns: free loopback ports, processes started from a binary and stopped by their PID (SIGTERM, then
+//! SIGKILL after a deadline; also on drop), polling with a deadline instead of sleeping, and the location of the
+//! peers `scripts/test` installs (`$HOME/.cache/mqwatch/peers/<name>-<version>`, or `MQWATCH_PEERS`).
+//! Engine-specific harnesses (a RocketMQ name server with brokers, …) live in [`rocketmq`].
+//!
+//! What it is not: a fake of anything. Fakes stay in the test files that need them and say so.
+
+pub mod process;
+pub mod rocketmq;
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// A loopback port that was free a moment ago (bound to port 0, then released).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("bind 127.0.0.1:0")
+}
+
+/// Calls `probe` until it returns `Some`, or panics with `what` after `deadline`. Polls every 50 ms.
+pub fn poll_until<T>(what: &str, deadline: Duration, mut probe: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = probe() {
+            return v;
+        }
+        assert!(
+            start.elapsed() < deadline,
+            "timed out after {deadline:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Waits until `addr` accepts TCP connections.
+pub fn wait_for_port(addr: &str, deadline: Duration) {
+    poll_until(&format!("{addr} to accept connections"), deadline, || {
+        std::net::TcpStream::connect(addr).ok().map(drop)
+    });
+}
+
+/// Directory of an installed peer, e.g. `peer_dir("rocketmq", "1.0.0")`. Panics with the fix when missing.
+pub fn peer_dir(name: &str, version: &str) -> PathBuf {
+    let root = std::env::var_os("MQWATCH_PEERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let home = std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .unwrap_or_default();
+            home.join(".cache/mqwatch/peers")
+        });
+    let dir = root.join(format!("{name}-{version}"));
+    assert!(
+        dir.is_dir(),
+        "peer {name} {version} is not installed at {}: run ./scripts/test, which installs it",
+        dir.display()
+    );
+    dir
+}

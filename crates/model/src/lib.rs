@@ -9,8 +9,13 @@
 
 mod finding;
 mod observation;
+mod snapshot;
 mod topology;
 
 pub use finding::{Evidence, Finding, FindingKey, FindingKind, Severity, UnknownFindingKind};
 pub use observation::{Fact, Observation, ObservedNodeState};
+pub use snapshot::{
+    ClientQueue, ClientStatus, ClusterSnapshot, CollectorErrorRecord, GroupPosition, GroupStatus,
+    LogStatus, MessageModel, NodeStatus, TrafficMetric, TrafficSample,
+};
 pub use topology::{Engine, GroupRef, LogRef, NodeRef, NodeRole, Subject, UnknownEngine};

@@ -159,7 +159,7 @@ impl fmt::Display for LogRef {
 }
 
 /// A consumer group (Kafka) or consumer group / subscription group (RocketMQ).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct GroupRef {
     /// Group name.
     pub name: String,

@@ -7,11 +7,13 @@
 //! What it is not: no I/O, no logic beyond naming, parsing and keying. Engine crates fill these types; checks read
 //! them; the alert stage keys alarms by [`Finding::key`].
 
+mod duration;
 mod finding;
 mod observation;
 mod snapshot;
 mod topology;
 
+pub use duration::{Span, parse_duration};
 pub use finding::{Evidence, Finding, FindingKey, FindingKind, Severity, UnknownFindingKind};
 pub use observation::{Fact, Observation, ObservedNodeState};
 pub use snapshot::{

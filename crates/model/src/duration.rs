@@ -50,14 +50,21 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 impl fmt::Display for Span {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ms = self.as_millis();
-        match ms {
-            0 => write!(f, "0s"),
-            _ if ms % 86_400_000 == 0 => write!(f, "{}d", ms / 86_400_000),
-            _ if ms % 3_600_000 == 0 => write!(f, "{}h", ms / 3_600_000),
-            _ if ms % 60_000 == 0 => write!(f, "{}m", ms / 60_000),
-            _ if ms % 1_000 == 0 => write!(f, "{}s", ms / 1_000),
-            _ => write!(f, "{ms}ms"),
+        if ms == 0 {
+            return f.write_str("0s");
         }
+        let units = [
+            (86_400_000, "d"),
+            (3_600_000, "h"),
+            (60_000, "m"),
+            (1_000, "s"),
+            (1, "ms"),
+        ];
+        let (size, unit) = units
+            .into_iter()
+            .find(|(size, _)| ms.is_multiple_of(*size))
+            .unwrap_or((1, "ms"));
+        write!(f, "{}{unit}", ms / size)
     }
 }
 

@@ -82,8 +82,9 @@ impl NodeRole {
 }
 
 /// One node of a cluster: its role and its name (RocketMQ broker name and id, Kafka broker id, bookie id,
-/// host address), with the address it was reached at when known.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+/// host address), with the address it was reached at when known. Identity (equality, order, hash) is role and
+/// name: a node that moves to another address is the same node.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct NodeRef {
     /// What the node does.
     pub role: NodeRole,
@@ -108,6 +109,32 @@ impl NodeRef {
     pub fn with_addr(mut self, addr: impl Into<String>) -> Self {
         self.addr = Some(addr.into());
         self
+    }
+}
+
+impl PartialEq for NodeRef {
+    fn eq(&self, other: &Self) -> bool {
+        (self.role, &self.name) == (other.role, &other.name)
+    }
+}
+
+impl Eq for NodeRef {}
+
+impl std::hash::Hash for NodeRef {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.role, &self.name).hash(state);
+    }
+}
+
+impl PartialOrd for NodeRef {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for NodeRef {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.role, &self.name).cmp(&(other.role, &other.name))
     }
 }
 
@@ -258,6 +285,14 @@ mod tests {
         };
         assert_eq!(g.to_string(), "group g1 topic t");
         assert_eq!(LogRef::Ledger { id: 7 }.to_string(), "ledger 7");
+    }
+
+    #[test]
+    fn a_node_is_the_same_node_at_another_address() {
+        let a = NodeRef::new(NodeRole::Broker, "broker-a:0").with_addr("127.0.0.1:1");
+        let b = NodeRef::new(NodeRole::Broker, "broker-a:0").with_addr("127.0.0.1:2");
+        assert_eq!(a, b);
+        assert_ne!(a, NodeRef::new(NodeRole::Bookie, "broker-a:0"));
     }
 
     #[test]

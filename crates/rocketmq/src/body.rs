@@ -290,6 +290,8 @@ pub struct ConsumerRunningInfo {
     pub properties: BTreeMap<String, String>,
     /// Per queue it holds.
     pub queues: BTreeMap<MessageQueue, ProcessQueueInfo>,
+    /// Topic → subscription expression, as this client subscribes.
+    pub subscriptions: BTreeMap<String, String>,
 }
 
 impl ConsumerRunningInfo {
@@ -308,9 +310,18 @@ impl ConsumerRunningInfo {
                     .collect()
             })
             .unwrap_or_default();
+        let subscriptions: Vec<Subscription> =
+            match field(v, "subscriptionSet").filter(|s| !s.is_null()) {
+                Some(s) => typed(s, "GET_CONSUMER_RUNNING_INFO body")?,
+                None => Vec::new(),
+            };
         Ok(ConsumerRunningInfo {
             properties,
             queues: queue_map(field(v, "mqTable"), "GET_CONSUMER_RUNNING_INFO body")?,
+            subscriptions: subscriptions
+                .into_iter()
+                .map(|s| (s.topic, s.sub_string))
+                .collect(),
         })
     }
 }
@@ -379,4 +390,55 @@ pub fn subscription_groups(v: &Value) -> Result<BTreeMap<String, bool>, BodyErro
             (name.clone(), broadcast)
         })
         .collect())
+}
+
+/// One topic's configuration on a broker, from GET_ALL_TOPIC_CONFIG (21).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TopicConfig {
+    /// Read queues.
+    #[serde(alias = "read_queue_nums")]
+    pub read_queue_nums: i32,
+    /// Write queues.
+    #[serde(alias = "write_queue_nums")]
+    pub write_queue_nums: i32,
+    /// Permission bits (2 write, 4 read).
+    pub perm: i32,
+}
+
+/// GET_ALL_TOPIC_CONFIG (21): topic name → configuration.
+pub fn topic_configs(v: &Value) -> Result<BTreeMap<String, TopicConfig>, BodyError> {
+    match field(v, "topicConfigTable").filter(|t| !t.is_null()) {
+        Some(t) => typed(t, "GET_ALL_TOPIC_CONFIG body"),
+        None => Ok(BTreeMap::new()),
+    }
+}
+
+/// One queue of QUERY_CONSUME_TIME_SPAN (303).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueTimeSpan {
+    /// The queue.
+    #[serde(alias = "message_queue")]
+    pub message_queue: MessageQueue,
+    /// Store time of the earliest message (ms).
+    #[serde(alias = "min_time_stamp", default)]
+    pub min_time_stamp: i64,
+    /// Store time of the latest message (ms).
+    #[serde(alias = "max_time_stamp", default)]
+    pub max_time_stamp: i64,
+    /// Store time of the last consumed message (ms).
+    #[serde(alias = "consume_time_stamp", default)]
+    pub consume_time_stamp: i64,
+    /// Now minus the store time of the first unconsumed message (ms), 0 when nothing is behind.
+    #[serde(alias = "delay_time", default)]
+    pub delay_time: i64,
+}
+
+/// QUERY_CONSUME_TIME_SPAN (303): per queue time span of a topic for a group.
+pub fn consume_time_spans(v: &Value) -> Result<Vec<QueueTimeSpan>, BodyError> {
+    match field(v, "consumeTimeSpanSet").filter(|t| !t.is_null()) {
+        Some(t) => typed(t, "QUERY_CONSUME_TIME_SPAN body"),
+        None => Ok(Vec::new()),
+    }
 }

@@ -10,3 +10,4 @@
 pub mod body;
 pub mod client;
 pub mod codec;
+pub mod collector;

@@ -5,7 +5,7 @@ use super::{AdminClient, AdminError, ErrorKind, RequestCode};
 use crate::body::{
     self, BodyError, BrokerStatsData, ClusterInfo, ConsumeStats, ConsumerConnection,
 };
-use crate::body::{ConsumerRunningInfo, MessageQueue, QueueRange};
+use crate::body::{ConsumerRunningInfo, MessageQueue, QueueRange, QueueTimeSpan, TopicConfig};
 use std::collections::BTreeMap;
 
 /// Response code: the stats item has no data (VIEW_BROKER_STATS_DATA) — RocketMQ's SYSTEM_ERROR, used so.
@@ -88,6 +88,33 @@ impl AdminClient {
     ) -> Result<BTreeMap<String, bool>, AdminError> {
         let code = RequestCode::GET_ALL_SUBSCRIPTIONGROUP_CONFIG;
         self.typed(broker, code, &[], body::subscription_groups)
+            .await
+    }
+
+    /// GET_ALL_TOPIC_CONFIG: every topic the broker hosts.
+    pub async fn topic_configs(
+        &self,
+        broker: &str,
+    ) -> Result<BTreeMap<String, TopicConfig>, AdminError> {
+        self.typed(
+            broker,
+            RequestCode::GET_ALL_TOPIC_CONFIG,
+            &[],
+            body::topic_configs,
+        )
+        .await
+    }
+
+    /// QUERY_CONSUME_TIME_SPAN of `group` on `topic`: per queue, the age of the first unconsumed message.
+    pub async fn consume_time_spans(
+        &self,
+        broker: &str,
+        topic: &str,
+        group: &str,
+    ) -> Result<Vec<QueueTimeSpan>, AdminError> {
+        let ext = [("topic", topic.to_string()), ("group", group.to_string())];
+        let code = RequestCode::QUERY_CONSUME_TIME_SPAN;
+        self.typed(broker, code, &ext, body::consume_time_spans)
             .await
     }
 

@@ -1,0 +1,200 @@
+//! Nodes: name servers (asked for the cluster's brokers, which doubles as their liveness probe) and brokers
+//! (registered now, seen before, or expected by config), each probed with GET_BROKER_RUNTIME_INFO.
+
+use super::Target;
+use super::cycle::Cycle;
+use crate::body::ClusterInfo;
+use crate::client::AdminClient;
+use futures::StreamExt;
+use mqwatch_model::{NodeRef, NodeRole, NodeStatus, ObservedNodeState};
+use std::collections::BTreeMap;
+
+/// A broker process: name, id (0 = master) and address.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct KnownBroker {
+    /// Broker name.
+    pub name: String,
+    /// Broker id.
+    pub id: i64,
+    /// Address.
+    pub addr: String,
+}
+
+impl KnownBroker {
+    /// The node this broker is: `broker <name>:<id>`.
+    pub fn node(&self) -> NodeRef {
+        NodeRef::new(NodeRole::Broker, format!("{}:{}", self.name, self.id)).with_addr(&self.addr)
+    }
+}
+
+/// A broker this cycle: where it is and what the registry and config say of it.
+#[derive(Debug, Clone)]
+pub(crate) struct BrokerSeat {
+    pub broker: KnownBroker,
+    pub registered: bool,
+    pub expected: bool,
+}
+
+/// Asks every name server for the cluster info; returns their statuses and the first answer.
+pub(crate) async fn name_servers(
+    client: &AdminClient,
+    cycle: &Cycle,
+    target: &Target,
+    now_ms: u64,
+) -> (Vec<NodeStatus>, Option<ClusterInfo>) {
+    let answers = futures::future::join_all(target.name_servers.iter().map(|ns| async move {
+        let node = NodeRef::new(NodeRole::NameServer, ns.as_str()).with_addr(ns.as_str());
+        cycle.name(ns, node);
+        (ns, client.cluster_info(ns).await)
+    }))
+    .await;
+    let mut statuses = Vec::new();
+    let mut info = None;
+    for (ns, answer) in answers {
+        let node = NodeRef::new(NodeRole::NameServer, ns.as_str()).with_addr(ns.as_str());
+        let (answered, error) = match answer {
+            Ok(i) => {
+                info.get_or_insert(i);
+                (true, None)
+            }
+            Err(e) => (false, Some(format!("{}: {}", e.request, e.kind))),
+        };
+        statuses.push(NodeStatus {
+            node,
+            registration: None,
+            expected: true,
+            answered,
+            error,
+            last_answer_ms: answered.then_some(now_ms),
+            replica_of: None,
+            store_max_offset: None,
+        });
+    }
+    (statuses, info)
+}
+
+/// Registered brokers, then known and expected ones that are not registered now.
+pub(crate) fn seats(info: Option<&ClusterInfo>, target: &Target) -> Vec<BrokerSeat> {
+    let mut seats: BTreeMap<(String, i64), BrokerSeat> = BTreeMap::new();
+    for (name, data) in info.map(|i| &i.brokers).into_iter().flatten() {
+        for (id, addr) in &data.addrs {
+            let broker = KnownBroker {
+                name: name.clone(),
+                id: *id,
+                addr: addr.clone(),
+            };
+            seats.insert(
+                (name.clone(), *id),
+                BrokerSeat {
+                    broker,
+                    registered: true,
+                    expected: false,
+                },
+            );
+        }
+    }
+    if info.is_some() {
+        for k in &target.known_brokers {
+            seats
+                .entry((k.name.clone(), k.id))
+                .or_insert_with(|| BrokerSeat {
+                    broker: k.clone(),
+                    registered: false,
+                    expected: false,
+                });
+        }
+    }
+    for e in &target.expected_brokers {
+        let (name, id) = match e.rsplit_once(':') {
+            Some((n, id)) if id.parse::<i64>().is_ok() => (n.to_string(), id.parse().unwrap_or(0)),
+            _ => (e.clone(), 0),
+        };
+        let seat = seats.entry((name.clone(), id)).or_insert_with(|| {
+            let addr = target
+                .known_brokers
+                .iter()
+                .find(|k| k.name == name && k.id == id)
+                .map(|k| k.addr.clone())
+                .unwrap_or_default();
+            BrokerSeat {
+                broker: KnownBroker { name, id, addr },
+                registered: false,
+                expected: false,
+            }
+        });
+        seat.expected = true;
+    }
+    seats.into_values().collect()
+}
+
+/// A broker's status plus the runtime table it answered with.
+pub(crate) struct Probed {
+    pub seat: BrokerSeat,
+    pub status: NodeStatus,
+}
+
+/// Probes every broker with an address (bounded concurrency).
+pub(crate) async fn probe(
+    client: &AdminClient,
+    cycle: &Cycle,
+    seats: Vec<BrokerSeat>,
+    now_ms: u64,
+    concurrency: usize,
+) -> Vec<Probed> {
+    let jobs = seats.into_iter().map(|seat| async move {
+        let node = seat.broker.node();
+        cycle.name(&seat.broker.addr, node.clone());
+        let runtime = if seat.broker.addr.is_empty() {
+            None
+        } else {
+            cycle
+                .ask(&seat.broker.addr, client.runtime_info(&seat.broker.addr))
+                .await
+        };
+        let error = match (&runtime, seat.broker.addr.is_empty()) {
+            (Some(_), _) => None,
+            (None, true) => Some(
+                "expected by config but never seen registered: no address to probe".to_string(),
+            ),
+            (None, false) => Some(
+                cycle
+                    .failure(&seat.broker.addr)
+                    .unwrap_or_else(|| "answered badly".into()),
+            ),
+        };
+        let registration = Some(match (&runtime, seat.registered) {
+            (_, false) => ObservedNodeState::Unregistered,
+            (Some(t), true) if t.get("brokerReady").is_some_and(|v| v == "false") => {
+                ObservedNodeState::Fenced
+            }
+            (_, true) => ObservedNodeState::Active,
+        });
+        let store_max_offset = runtime
+            .as_ref()
+            .and_then(|t| t.get("commitLogMaxOffset"))
+            .and_then(|v| v.parse().ok());
+        let replica_of = (seat.broker.id != 0).then(|| {
+            KnownBroker {
+                name: seat.broker.name.clone(),
+                id: 0,
+                addr: String::new(),
+            }
+            .node()
+        });
+        let status = NodeStatus {
+            node: node.clone(),
+            registration,
+            expected: seat.expected,
+            answered: runtime.is_some(),
+            error,
+            last_answer_ms: runtime.is_some().then_some(now_ms),
+            replica_of,
+            store_max_offset,
+        };
+        Probed { seat, status }
+    });
+    futures::stream::iter(jobs)
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await
+}

@@ -1,0 +1,103 @@
+//! Traffic as the brokers count it (VIEW_BROKER_STATS_DATA, minute window): per topic produced messages and
+//! bytes, per topic and group consumed messages and bytes, per broker put and get counts.
+
+use super::cycle::Cycle;
+use super::nodes::KnownBroker;
+use crate::client::AdminClient;
+use futures::StreamExt;
+use mqwatch_model::{TrafficMetric, TrafficSample};
+
+/// One stats item to read: on which master, which stats name and key, and what it means.
+struct Item {
+    master: KnownBroker,
+    stats_name: &'static str,
+    key: String,
+    metric: TrafficMetric,
+    topic: Option<String>,
+    group: Option<String>,
+}
+
+/// Reads every stats item for `topics` (topic → masters) and `consumed` ((topic, group) → masters).
+pub(crate) async fn collect(
+    client: &AdminClient,
+    cycle: &Cycle,
+    topics: &[(String, Vec<KnownBroker>)],
+    consumed: &[(String, String, Vec<KnownBroker>)],
+    masters_with_cluster: &[(KnownBroker, String)],
+    concurrency: usize,
+) -> Vec<TrafficSample> {
+    let mut items = Vec::new();
+    for (topic, masters) in topics {
+        for m in masters {
+            for (stats_name, metric) in [
+                ("TOPIC_PUT_NUMS", TrafficMetric::ProduceMessages),
+                ("TOPIC_PUT_SIZE", TrafficMetric::ProduceBytes),
+            ] {
+                let (topic, key) = (Some(topic.clone()), topic.clone());
+                items.push(Item {
+                    master: m.clone(),
+                    stats_name,
+                    key,
+                    metric,
+                    topic,
+                    group: None,
+                });
+            }
+        }
+    }
+    for (topic, group, masters) in consumed {
+        for m in masters {
+            for (stats_name, metric) in [
+                ("GROUP_GET_NUMS", TrafficMetric::ConsumeMessages),
+                ("GROUP_GET_SIZE", TrafficMetric::ConsumeBytes),
+            ] {
+                let key = format!("{topic}@{group}");
+                let (topic, group) = (Some(topic.clone()), Some(group.clone()));
+                items.push(Item {
+                    master: m.clone(),
+                    stats_name,
+                    key,
+                    metric,
+                    topic,
+                    group,
+                });
+            }
+        }
+    }
+    for (m, cluster) in masters_with_cluster {
+        for (stats_name, metric) in [
+            ("BROKER_PUT_NUMS", TrafficMetric::ProduceMessages),
+            ("BROKER_GET_NUMS", TrafficMetric::ConsumeMessages),
+        ] {
+            items.push(Item {
+                master: m.clone(),
+                stats_name,
+                key: cluster.clone(),
+                metric,
+                topic: None,
+                group: None,
+            });
+        }
+    }
+    let samples: Vec<Option<TrafficSample>> =
+        futures::stream::iter(items.into_iter().map(|item| async move {
+            let stats = cycle
+                .ask(
+                    &item.master.addr,
+                    client.broker_stats(&item.master.addr, item.stats_name, &item.key),
+                )
+                .await;
+            let minute = stats.flatten()?.stats_minute;
+            Some(TrafficSample {
+                metric: item.metric,
+                topic: item.topic,
+                group: item.group,
+                node: item.master.node(),
+                last_minute: minute.sum.max(0) as u64,
+            })
+        }))
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await;
+    samples.into_iter().flatten().collect()
+}

@@ -1,12 +1,14 @@
 //! Lifecycle tracker benchmarks: heartbeat cost at 10, 10 000 and 100 000 registered nodes (target: 100 000 within
 //! 1.2x of 10), heartbeats cycling over every node from a pre-built key array, for `u32` broker ids and `String`
-//! names; plus the cost of a state transition (`observe`) and of reading the metrics. Not a model of any engine's
+//! names, next to a bare `HashMap` doing the same (the floor); plus the cost of a state transition (`observe`) and of reading the metrics. Not a model of any engine's
 //! event mix.
 
+use std::collections::HashMap;
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use foldhash::fast::RandomState;
 use mqwatch_stats::lifecycle::{LifecycleTracker, ObservedState};
 
 const SIZES: [usize; 3] = [10, 10_000, 100_000];
@@ -50,8 +52,37 @@ fn heartbeat_round_robin<K: std::hash::Hash + Eq + Clone>(
     g.finish();
 }
 
+/// The floor any keyed heartbeat pays: a bare `HashMap<u32, u64>` (same hasher) updated round-robin, so the
+/// tracker's own scaling can be told apart from the hash table's cache misses.
+fn bare_map_floor(c: &mut Criterion) {
+    let mut g = c.benchmark_group("lifecycle_heartbeat_floor_bare_hashmap_u32");
+    g.throughput(Throughput::Elements(BATCH as u64));
+    for n in SIZES {
+        let keys: Vec<u32> = (0..n as u32).collect();
+        let mut map: HashMap<u32, u64, RandomState> = keys.iter().map(|&k| (k, 0)).collect();
+        let mut i = 0usize;
+        let mut now = 1_000u64;
+        g.bench_function(BenchmarkId::from_parameter(n), |b| {
+            b.iter(|| {
+                for _ in 0..BATCH {
+                    now += 1;
+                    if let Some(v) = map.get_mut(&keys[i]) {
+                        *v = (*v).max(now);
+                    }
+                    i += 1;
+                    if i == keys.len() {
+                        i = 0;
+                    }
+                }
+            })
+        });
+    }
+    g.finish();
+}
+
 fn heartbeats(c: &mut Criterion) {
     heartbeat_round_robin(c, "lifecycle_heartbeat_u32", |n| (0..n as u32).collect());
+    bare_map_floor(c);
     heartbeat_round_robin(c, "lifecycle_heartbeat_string", |n| {
         (0..n).map(|i| format!("broker-{i}")).collect()
     });

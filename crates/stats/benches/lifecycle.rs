@@ -1,7 +1,7 @@
 //! Lifecycle tracker benchmarks: heartbeat cost at 10, 10 000 and 100 000 registered nodes (target: 100 000 within
 //! 1.2x of 10), heartbeats cycling over every node from a pre-built key array, for `u32` broker ids and `String`
-//! names, next to a bare `HashMap` doing the same (the floor); plus the cost of a state transition (`observe`) and of reading the metrics. Not a model of any engine's
-//! event mix.
+//! names, next to a bare `HashMap` doing the same (the floor); plus the cost of a state transition (`observe`) and
+//! of reading the metrics. Not a model of any engine's event mix.
 
 use std::collections::HashMap;
 use std::hint::black_box;

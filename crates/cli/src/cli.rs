@@ -1,6 +1,8 @@
 //! Command-line shape (clap) and dispatch. Subcommands whose engine work has not landed yet say which issue
 //! brings them and exit 3 ("could not run"), so scripts can already rely on the codes.
 
+use crate::config::{ClusterConfig, Config};
+use crate::state::StateDir;
 use anyhow::{Result, bail};
 use clap::{Args as ClapArgs, CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
@@ -18,6 +20,7 @@ pub struct Args {
     #[arg(long, global = true, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
 
+    /// The subcommand; none prints help.
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -47,10 +50,21 @@ pub enum Command {
     },
 }
 
-/// Arguments of `mqwatch check`: one source of clusters.
+/// Arguments of `mqwatch check`.
+#[derive(Debug, ClapArgs)]
+pub struct CheckArgs {
+    /// Where the clusters come from.
+    #[command(flatten)]
+    pub source: CheckSource,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One source of clusters for `check`.
 #[derive(Debug, ClapArgs)]
 #[group(required = true, multiple = false)]
-pub struct CheckArgs {
+pub struct CheckSource {
     /// Config file (TOML) naming the clusters.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -63,9 +77,6 @@ pub struct CheckArgs {
     /// A BookKeeper cluster's ZooKeeper, HOST:PORT.
     #[arg(long, value_name = "ZK")]
     pub zk: Option<String>,
-    /// Print JSON instead of text.
-    #[arg(long, global = true)]
-    pub json: bool,
 }
 
 /// Audits.
@@ -96,20 +107,30 @@ pub fn run(args: Args) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     };
     match command {
-        Command::Serve { .. } => not_yet(
-            "serve",
-            "the RocketMQ collector and the alarms/store issues",
-        ),
-        Command::Check(c) if c.rocketmq.is_some() => {
-            not_yet("check --rocketmq", "the RocketMQ issue")
+        Command::Serve { config, listen } => {
+            let config = Config::load(&config)?;
+            let state = StateDir::resolve(args.state_dir.as_deref(), config.state.dir.as_deref())?;
+            crate::serve::run(config, listen, state)
         }
-        Command::Check(c) if c.kafka.is_some() => {
+        Command::Check(c) if c.source.kafka.is_some() => {
             not_yet("check --kafka", "the Kafka collector issue")
         }
-        Command::Check(c) if c.zk.is_some() => {
+        Command::Check(c) if c.source.zk.is_some() => {
             not_yet("check --zk", "the BookKeeper auditor issue")
         }
-        Command::Check(_) => not_yet("check --config", "the RocketMQ issue"),
+        Command::Check(c) => {
+            let (config, clusters) = match (&c.source.config, &c.source.rocketmq) {
+                (Some(path), _) => {
+                    let config = Config::load(path)?;
+                    let clusters = config.clusters.clone();
+                    (config, clusters)
+                }
+                (None, Some(ns)) => (Config::default(), vec![ClusterConfig::rocketmq(ns)]),
+                (None, None) => bail!("check needs --config, --rocketmq, --kafka or --zk"),
+            };
+            let state = StateDir::resolve(args.state_dir.as_deref(), config.state.dir.as_deref())?;
+            crate::check::run(&config, &clusters, &state, c.json)
+        }
         Command::Audit(Audit::Bookkeeper { .. }) => {
             not_yet("audit bookkeeper", "the BookKeeper auditor issue")
         }

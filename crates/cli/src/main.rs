@@ -1,11 +1,9 @@
-//! The `mqwatch` binary: parses the stable command line of ARCHITECTURE.md and dispatches to the crates that do
-//! the work. It owns argument parsing, exit codes and the human/JSON output edge; no logic of its own.
+//! The `mqwatch` binary: parses the stable command line of ARCHITECTURE.md and dispatches to the library.
 //!
 //! Exit codes (stable, scripts depend on them): 0 healthy, 1 warnings, 2 critical, 3 could not run.
 
-mod cli;
-
 use clap::Parser;
+use mqwatch_cli::cli;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

@@ -21,7 +21,7 @@ fn no_arguments_prints_the_subcommands_and_succeeds() {
 
 #[test]
 fn a_subcommand_not_built_yet_exits_3_and_says_so() {
-    let out = mqwatch(&["check", "--rocketmq", "127.0.0.1:9876"]);
+    let out = mqwatch(&["check", "--kafka", "127.0.0.1:9092"]);
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not built yet"), "{err}");
@@ -35,4 +35,40 @@ fn check_needs_exactly_one_source() {
         Some(2),
         "clap usage errors exit 2: {out:?}"
     );
+}
+
+#[test]
+fn an_unreachable_name_server_is_a_critical_finding_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = mqwatch_testkit::free_port(); // nothing listens there
+    let ns = format!("127.0.0.1:{port}");
+    let state = dir.path().to_str().unwrap();
+    let out = mqwatch(&["check", "--rocketmq", &ns, "--json", "--state-dir", state]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["worst"], "critical");
+    let kinds: Vec<&str> = doc["clusters"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, vec!["name_server_down"]);
+}
+
+#[test]
+fn a_bad_config_key_exits_3_naming_file_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, "[thresholds.backlog]\ncout = 1\n").unwrap();
+    let out = mqwatch(&[
+        "check",
+        "--config",
+        path.to_str().unwrap(),
+        "--state-dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.toml") && err.contains("cout"), "{err}");
 }

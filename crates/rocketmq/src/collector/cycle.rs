@@ -2,6 +2,7 @@
 //! slow broker costs one timeout, not one per request), and which requests a node answered badly.
 
 use crate::client::{AdminError, ErrorKind};
+use futures::StreamExt;
 use mqwatch_model::{CollectorErrorRecord, NodeRef};
 use std::collections::HashMap;
 use std::future::Future;
@@ -82,4 +83,13 @@ impl Cycle {
             .map(|mut e| std::mem::take(&mut *e))
             .unwrap_or_default()
     }
+}
+
+/// Runs `jobs` with at most `concurrency` in flight; results in completion order. The jobs are built into a
+/// `Vec` first so the future holds no iterator closures (keeps it `Send` for any lifetime).
+pub(crate) async fn bounded<F: Future>(jobs: Vec<F>, concurrency: usize) -> Vec<F::Output> {
+    futures::stream::iter(jobs)
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await
 }

@@ -10,7 +10,6 @@ use super::nodes::KnownBroker;
 use super::topics::{Topics, queue_log};
 use crate::body::{ConsumerConnection, MessageQueue, QueueConsumeStats};
 use crate::client::AdminClient;
-use futures::StreamExt;
 use mqwatch_model::{
     ClientQueue, ClientStatus, GroupPosition, GroupRef, GroupStatus, MessageModel,
 };
@@ -41,15 +40,15 @@ pub(crate) async fn collect(
             e.1.push(m.clone());
         }
     }
-    futures::stream::iter(
+    super::cycle::bounded(
         groups
             .into_iter()
             .map(|(name, (broadcast, hosts))| async move {
                 one_group(client, cycle, &name, broadcast, &hosts, topics, concurrency).await
-            }),
+            })
+            .collect::<Vec<_>>(),
+        concurrency,
     )
-    .buffer_unordered(concurrency.max(1))
-    .collect()
     .await
 }
 
@@ -131,14 +130,18 @@ async fn one_group(
         });
     }
 
-    let spans: Vec<_> = futures::stream::iter(behind.into_iter().map(|(addr, topic)| async move {
-        cycle
-            .ask(&addr, client.consume_time_spans(&addr, &topic, name))
-            .await
-            .unwrap_or_default()
-    }))
-    .buffer_unordered(concurrency.max(1))
-    .collect()
+    let spans: Vec<_> = super::cycle::bounded(
+        behind
+            .into_iter()
+            .map(|(addr, topic)| async move {
+                cycle
+                    .ask(&addr, client.consume_time_spans(&addr, &topic, name))
+                    .await
+                    .unwrap_or_default()
+            })
+            .collect::<Vec<_>>(),
+        concurrency,
+    )
     .await;
     for span in spans.into_iter().flatten() {
         let log = queue_log(&span.message_queue);
@@ -190,41 +193,45 @@ async fn clients(
         .map(|(t, s)| (t.clone(), s.sub_string.clone()))
         .collect();
     let subscriptions = &subscriptions;
-    futures::stream::iter(conn.connections.iter().map(|c| async move {
-        let info = client
-            .consumer_running_info(&broker.addr, group, &c.client_id)
-            .await;
-        let (queues, own, error) = match info {
-            Ok(info) => {
-                let own: BTreeMap<String, String> = info
-                    .subscriptions
-                    .iter()
-                    .filter(|(t, _)| !t.starts_with(super::names::RETRY_PREFIX))
-                    .map(|(t, e)| (t.clone(), e.clone()))
-                    .collect();
-                let queues = info
-                    .queues
-                    .iter()
-                    .map(|(mq, pq)| ClientQueue {
-                        log: queue_log(mq),
-                        cached_messages: pq.cached_msg_count,
-                        last_consume_ms: pq.last_consume_timestamp.max(0) as u64,
-                        last_pull_ms: pq.last_pull_timestamp.max(0) as u64,
-                    })
-                    .collect();
-                (queues, Some(own).filter(|o| !o.is_empty()), None)
-            }
-            Err(e) => (Vec::new(), None, Some(e.to_string())),
-        };
-        ClientStatus {
-            client_id: c.client_id.clone(),
-            addr: c.client_addr.clone(),
-            subscriptions: own.unwrap_or_else(|| subscriptions.clone()),
-            queues,
-            error,
-        }
-    }))
-    .buffer_unordered(concurrency.max(1))
-    .collect()
+    super::cycle::bounded(
+        conn.connections
+            .iter()
+            .map(|c| async move {
+                let info = client
+                    .consumer_running_info(&broker.addr, group, &c.client_id)
+                    .await;
+                let (queues, own, error) = match info {
+                    Ok(info) => {
+                        let own: BTreeMap<String, String> = info
+                            .subscriptions
+                            .iter()
+                            .filter(|(t, _)| !t.starts_with(super::names::RETRY_PREFIX))
+                            .map(|(t, e)| (t.clone(), e.clone()))
+                            .collect();
+                        let queues = info
+                            .queues
+                            .iter()
+                            .map(|(mq, pq)| ClientQueue {
+                                log: queue_log(mq),
+                                cached_messages: pq.cached_msg_count,
+                                last_consume_ms: pq.last_consume_timestamp.max(0) as u64,
+                                last_pull_ms: pq.last_pull_timestamp.max(0) as u64,
+                            })
+                            .collect();
+                        (queues, Some(own).filter(|o| !o.is_empty()), None)
+                    }
+                    Err(e) => (Vec::new(), None, Some(e.to_string())),
+                };
+                ClientStatus {
+                    client_id: c.client_id.clone(),
+                    addr: c.client_addr.clone(),
+                    subscriptions: own.unwrap_or_else(|| subscriptions.clone()),
+                    queues,
+                    error,
+                }
+            })
+            .collect::<Vec<_>>(),
+        concurrency,
+    )
     .await
 }

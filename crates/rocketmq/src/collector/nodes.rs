@@ -5,7 +5,6 @@ use super::Target;
 use super::cycle::Cycle;
 use crate::body::ClusterInfo;
 use crate::client::AdminClient;
-use futures::StreamExt;
 use mqwatch_model::{NodeRef, NodeRole, NodeStatus, ObservedNodeState};
 use std::collections::BTreeMap;
 
@@ -141,60 +140,60 @@ pub(crate) async fn probe(
     now_ms: u64,
     concurrency: usize,
 ) -> Vec<Probed> {
-    let jobs = seats.into_iter().map(|seat| async move {
-        let node = seat.broker.node();
-        cycle.name(&seat.broker.addr, node.clone());
-        let runtime = if seat.broker.addr.is_empty() {
-            None
-        } else {
-            cycle
-                .ask(&seat.broker.addr, client.runtime_info(&seat.broker.addr))
-                .await
-        };
-        let error = match (&runtime, seat.broker.addr.is_empty()) {
-            (Some(_), _) => None,
-            (None, true) => Some(
-                "expected by config but never seen registered: no address to probe".to_string(),
-            ),
-            (None, false) => Some(
+    let jobs: Vec<_> = seats
+        .into_iter()
+        .map(|seat| async move {
+            let node = seat.broker.node();
+            cycle.name(&seat.broker.addr, node.clone());
+            let runtime = if seat.broker.addr.is_empty() {
+                None
+            } else {
                 cycle
-                    .failure(&seat.broker.addr)
-                    .unwrap_or_else(|| "answered badly".into()),
-            ),
-        };
-        let registration = Some(match (&runtime, seat.registered) {
-            (_, false) => ObservedNodeState::Unregistered,
-            (Some(t), true) if t.get("brokerReady").is_some_and(|v| v == "false") => {
-                ObservedNodeState::Fenced
-            }
-            (_, true) => ObservedNodeState::Active,
-        });
-        let store_max_offset = runtime
-            .as_ref()
-            .and_then(|t| t.get("commitLogMaxOffset"))
-            .and_then(|v| v.parse().ok());
-        let replica_of = (seat.broker.id != 0).then(|| {
-            KnownBroker {
-                name: seat.broker.name.clone(),
-                id: 0,
-                addr: String::new(),
-            }
-            .node()
-        });
-        let status = NodeStatus {
-            node: node.clone(),
-            registration,
-            expected: seat.expected,
-            answered: runtime.is_some(),
-            error,
-            last_answer_ms: runtime.is_some().then_some(now_ms),
-            replica_of,
-            store_max_offset,
-        };
-        Probed { seat, status }
-    });
-    futures::stream::iter(jobs)
-        .buffer_unordered(concurrency.max(1))
-        .collect()
-        .await
+                    .ask(&seat.broker.addr, client.runtime_info(&seat.broker.addr))
+                    .await
+            };
+            let error = match (&runtime, seat.broker.addr.is_empty()) {
+                (Some(_), _) => None,
+                (None, true) => Some(
+                    "expected by config but never seen registered: no address to probe".to_string(),
+                ),
+                (None, false) => Some(
+                    cycle
+                        .failure(&seat.broker.addr)
+                        .unwrap_or_else(|| "answered badly".into()),
+                ),
+            };
+            let registration = Some(match (&runtime, seat.registered) {
+                (_, false) => ObservedNodeState::Unregistered,
+                (Some(t), true) if t.get("brokerReady").is_some_and(|v| v == "false") => {
+                    ObservedNodeState::Fenced
+                }
+                (_, true) => ObservedNodeState::Active,
+            });
+            let store_max_offset = runtime
+                .as_ref()
+                .and_then(|t| t.get("commitLogMaxOffset"))
+                .and_then(|v| v.parse().ok());
+            let replica_of = (seat.broker.id != 0).then(|| {
+                KnownBroker {
+                    name: seat.broker.name.clone(),
+                    id: 0,
+                    addr: String::new(),
+                }
+                .node()
+            });
+            let status = NodeStatus {
+                node: node.clone(),
+                registration,
+                expected: seat.expected,
+                answered: runtime.is_some(),
+                error,
+                last_answer_ms: runtime.is_some().then_some(now_ms),
+                replica_of,
+                store_max_offset,
+            };
+            Probed { seat, status }
+        })
+        .collect();
+    super::cycle::bounded(jobs, concurrency).await
 }

@@ -6,7 +6,6 @@ use super::names::{DLQ_PREFIX, RETRY_PREFIX, is_system_topic};
 use super::nodes::KnownBroker;
 use crate::body::{MessageQueue, QueueRange};
 use crate::client::AdminClient;
-use futures::StreamExt;
 use mqwatch_model::{LogRef, LogStatus};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -86,14 +85,17 @@ pub(crate) async fn collect(
             }
         }
     }
-    let answers: Vec<_> = futures::stream::iter(jobs.into_iter().map(|(m, topic)| async move {
-        let ranges = cycle
-            .ask(&m.addr, client.topic_stats(&m.addr, &topic))
-            .await;
-        (topic, ranges)
-    }))
-    .buffer_unordered(concurrency.max(1))
-    .collect()
+    let answers: Vec<_> = super::cycle::bounded(
+        jobs.into_iter()
+            .map(|(m, topic)| async move {
+                let ranges = cycle
+                    .ask(&m.addr, client.topic_stats(&m.addr, &topic))
+                    .await;
+                (topic, ranges)
+            })
+            .collect::<Vec<_>>(),
+        concurrency,
+    )
     .await;
     for (topic, ranges) in answers {
         let Some(ranges) = ranges else { continue };

@@ -4,7 +4,6 @@
 use super::cycle::Cycle;
 use super::nodes::KnownBroker;
 use crate::client::AdminClient;
-use futures::StreamExt;
 use mqwatch_model::{TrafficMetric, TrafficSample};
 
 /// One stats item to read: on which master, which stats name and key, and what it means.
@@ -79,25 +78,28 @@ pub(crate) async fn collect(
             });
         }
     }
-    let samples: Vec<Option<TrafficSample>> =
-        futures::stream::iter(items.into_iter().map(|item| async move {
-            let stats = cycle
-                .ask(
-                    &item.master.addr,
-                    client.broker_stats(&item.master.addr, item.stats_name, &item.key),
-                )
-                .await;
-            let minute = stats.flatten()?.stats_minute;
-            Some(TrafficSample {
-                metric: item.metric,
-                topic: item.topic,
-                group: item.group,
-                node: item.master.node(),
-                last_minute: minute.sum.max(0) as u64,
+    let samples: Vec<Option<TrafficSample>> = super::cycle::bounded(
+        items
+            .into_iter()
+            .map(|item| async move {
+                let stats = cycle
+                    .ask(
+                        &item.master.addr,
+                        client.broker_stats(&item.master.addr, item.stats_name, &item.key),
+                    )
+                    .await;
+                let minute = stats.flatten()?.stats_minute;
+                Some(TrafficSample {
+                    metric: item.metric,
+                    topic: item.topic,
+                    group: item.group,
+                    node: item.master.node(),
+                    last_minute: minute.sum.max(0) as u64,
+                })
             })
-        }))
-        .buffer_unordered(concurrency.max(1))
-        .collect()
-        .await;
+            .collect::<Vec<_>>(),
+        concurrency,
+    )
+    .await;
     samples.into_iter().flatten().collect()
 }

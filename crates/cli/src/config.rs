@@ -1,0 +1,254 @@
+//! The config file (TOML, ARCHITECTURE.md's shape): read once at start; any bad key stops mqwatch with the file,
+//! the key and the reason. Unknown keys are errors so a typo never silently keeps a default.
+
+use anyhow::{Context, Result, bail};
+use mqwatch_checks::Thresholds;
+use mqwatch_model::{Engine, Span};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// The whole file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// `[server]`.
+    #[serde(default)]
+    pub server: ServerConfig,
+    /// `[store]` (used by the store; kept here so configs keep working).
+    #[serde(default)]
+    pub store: StoreConfig,
+    /// `[state]`.
+    #[serde(default)]
+    pub state: StateConfig,
+    /// `[[cluster]]`.
+    #[serde(default, rename = "cluster")]
+    pub clusters: Vec<ClusterConfig>,
+    /// `[thresholds.<kind>]`.
+    #[serde(default)]
+    pub thresholds: Thresholds,
+    /// `[[channel]]` (delivered by the alert stage; parsed here so configs keep working).
+    #[serde(default, rename = "channel")]
+    pub channels: Vec<ChannelConfig>,
+}
+
+/// `[server]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerConfig {
+    /// HTTP listen address.
+    pub listen: String,
+    /// Bearer token for write endpoints and client reports.
+    pub token: Option<String>,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            listen: "127.0.0.1:8080".into(),
+            token: None,
+        }
+    }
+}
+
+/// `[store]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StoreConfig {
+    /// `sqlite:///path` or `postgres://…`; default: a SQLite file in the state directory.
+    pub url: Option<String>,
+}
+
+/// `[state]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StateConfig {
+    /// State directory (default `$XDG_STATE_HOME/mqwatch`, else `~/.local/state/mqwatch`).
+    pub dir: Option<PathBuf>,
+}
+
+/// `[[cluster]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterConfig {
+    /// mqwatch's name for the cluster (unique).
+    pub name: String,
+    /// `rocketmq`, `kafka` or `bookkeeper`.
+    pub engine: Engine,
+    /// RocketMQ name servers.
+    #[serde(default)]
+    pub name_servers: Vec<String>,
+    /// Kafka bootstrap servers.
+    #[serde(default)]
+    pub bootstrap: Vec<String>,
+    /// BookKeeper's ZooKeeper.
+    #[serde(default)]
+    pub zookeeper: Option<String>,
+    /// BookKeeper ledgers root.
+    #[serde(default)]
+    pub root: Option<String>,
+    /// Collection interval (MQCloud's 60 s by default).
+    #[serde(default = "default_interval")]
+    pub interval: Span,
+    /// Per-request timeout (default 3 s).
+    #[serde(default = "default_timeout")]
+    pub timeout: Span,
+    /// Requests in flight at once (default 32).
+    #[serde(default = "default_concurrency")]
+    pub concurrency: usize,
+    /// node_exporter endpoints of this cluster's machines.
+    #[serde(default)]
+    pub hosts: Vec<String>,
+    /// Brokers that must be there: `broker-a` (its master) or `broker-a:1`.
+    #[serde(default)]
+    pub expected_brokers: Vec<String>,
+}
+
+fn default_interval() -> Span {
+    Span::from_secs(60)
+}
+fn default_timeout() -> Span {
+    Span::from_secs(3)
+}
+fn default_concurrency() -> usize {
+    32
+}
+
+/// `[[channel]]`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ChannelConfig {
+    /// Channel name.
+    pub name: String,
+    /// `webhook`, `alertmanager`, `email` or `log`.
+    pub kind: String,
+    /// Everything else the channel kind needs.
+    #[serde(flatten)]
+    pub settings: toml::Table,
+}
+
+impl ClusterConfig {
+    /// A RocketMQ cluster with defaults, as `check --rocketmq` builds it.
+    pub fn rocketmq(name_server: &str) -> Self {
+        ClusterConfig {
+            name: format!("rocketmq@{name_server}"),
+            engine: Engine::Rocketmq,
+            name_servers: vec![name_server.to_string()],
+            bootstrap: Vec::new(),
+            zookeeper: None,
+            root: None,
+            interval: default_interval(),
+            timeout: default_timeout(),
+            concurrency: default_concurrency(),
+            hosts: Vec::new(),
+            expected_brokers: Vec::new(),
+        }
+    }
+}
+
+impl Config {
+    /// Reads and validates `path`.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read config {}", path.display()))?;
+        Self::parse(&text).with_context(|| format!("config {}", path.display()))
+    }
+
+    /// Parses and validates config text.
+    pub fn parse(text: &str) -> Result<Self> {
+        let config: Config =
+            toml::from_str(text).map_err(|e| anyhow::anyhow!("{}", e.to_string().trim_end()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> Result<()> {
+        let mut names = std::collections::BTreeSet::new();
+        for (i, c) in self.clusters.iter().enumerate() {
+            let at = format!("cluster[{i}] ({})", c.name);
+            if c.name.trim().is_empty() {
+                bail!("cluster[{i}]: name must not be empty");
+            }
+            if !names.insert(&c.name) {
+                bail!("{at}: name is used by another cluster");
+            }
+            match c.engine {
+                Engine::Rocketmq if c.name_servers.is_empty() => {
+                    bail!("{at}: engine rocketmq needs name_servers")
+                }
+                Engine::Kafka if c.bootstrap.is_empty() => {
+                    bail!("{at}: engine kafka needs bootstrap")
+                }
+                Engine::Bookkeeper if c.zookeeper.is_none() => {
+                    bail!("{at}: engine bookkeeper needs zookeeper")
+                }
+                _ => {}
+            }
+            if c.interval.as_millis() < 100 {
+                bail!("{at}: interval {} is shorter than 100ms", c.interval);
+            }
+            if c.timeout.as_millis() == 0 {
+                bail!("{at}: timeout must be positive");
+            }
+            if c.concurrency == 0 {
+                bail!("{at}: concurrency must be at least 1");
+            }
+        }
+        for (i, ch) in self.channels.iter().enumerate() {
+            if !["webhook", "alertmanager", "email", "log"].contains(&ch.kind.as_str()) {
+                bail!(
+                    "channel[{i}] ({}): kind {:?} is not one of webhook, alertmanager, email, log",
+                    ch.name,
+                    ch.kind
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_example_config_loads() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/mqwatch.toml");
+        let c = Config::load(&path).unwrap();
+        assert_eq!(c.clusters[0].engine, Engine::Rocketmq);
+        assert_eq!(c.clusters[0].interval, Span::from_secs(60));
+        assert_eq!(c.thresholds.backlog.count, 10_000);
+        assert_eq!(c.thresholds.backlog.age, Span::from_secs(300));
+    }
+
+    #[test]
+    fn absent_thresholds_take_mqcloud_defaults() {
+        let c = Config::parse(
+            "[[cluster]]\nname = \"a\"\nengine = \"rocketmq\"\nname_servers = [\"x:1\"]\n",
+        )
+        .unwrap();
+        assert_eq!(c.thresholds, Thresholds::default());
+        assert_eq!(c.thresholds.slave_fall_behind.bytes, 10 * 1024 * 1024);
+    }
+
+    #[test]
+    fn bad_keys_are_named() {
+        let e = Config::parse("[thresholds.backlog]\ncout = 5\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cout"), "{e}");
+        let e = Config::parse("[[cluster]]\nname = \"a\"\nengine = \"pulsar\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("pulsar"), "{e}");
+        let e = Config::parse("[[cluster]]\nname = \"a\"\nengine = \"rocketmq\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("cluster[0] (a)") && e.contains("name_servers"),
+            "{e}"
+        );
+        let e = Config::parse("[thresholds.backlog]\nage = \"5 minutes\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown unit"), "{e}");
+    }
+}

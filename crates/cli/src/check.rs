@@ -25,7 +25,8 @@ pub fn run(
         let mut out = Vec::new();
         for c in clusters {
             let client = AdminClient::new(c.timeout.0);
-            out.push(cycle(c, &client, &config.thresholds, state, None, now_ms()).await?);
+            let mut memory = mqwatch_state::ClusterState::new();
+            out.push(cycle(c, &client, &config.thresholds, state, &mut memory, now_ms()).await?);
         }
         anyhow::Ok(out)
     })?;

@@ -9,6 +9,7 @@ use mqwatch_checks::Thresholds;
 use mqwatch_model::{ClusterSnapshot, Engine, Finding};
 use mqwatch_rocketmq::client::AdminClient;
 use mqwatch_rocketmq::collector::{self, Target};
+use mqwatch_state::ClusterState;
 
 /// What one cycle produced.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -19,13 +20,13 @@ pub struct CycleResult {
     pub findings: Vec<Finding>,
 }
 
-/// Collects `cluster` once and checks it.
+/// Collects `cluster` once and checks it, updating its in-memory state (`memory`) and the state directory.
 pub async fn cycle(
     cluster: &ClusterConfig,
     client: &AdminClient,
     thresholds: &Thresholds,
     state: &StateDir,
-    previous: Option<&ClusterSnapshot>,
+    memory: &mut ClusterState,
     now_ms: u64,
 ) -> Result<CycleResult> {
     let snapshot = match cluster.engine {
@@ -44,17 +45,27 @@ pub async fn cycle(
             cluster.name
         ),
     };
+    memory.observe(&snapshot);
     let stored;
-    let previous = match previous {
+    let previous = match memory.previous() {
         Some(p) => Some(p),
         None => {
             stored = state.last_snapshot(&cluster.name)?;
             stored.as_ref()
         }
     };
-    let findings = mqwatch_checks::run_all(&snapshot, previous, thresholds, now_ms);
+    let mut findings = mqwatch_checks::run_all(&snapshot, previous, thresholds, now_ms);
+    findings.extend(mqwatch_checks::lifecycle::check(
+        &cluster.name,
+        cluster.engine,
+        &memory.lifecycle,
+        &thresholds.lifecycle,
+        now_ms,
+    ));
+    let findings = memory.stamp(findings);
     state.remember(&snapshot)?;
     state.save_snapshot(&snapshot)?;
+    memory.keep(snapshot.clone());
     Ok(CycleResult { snapshot, findings })
 }
 

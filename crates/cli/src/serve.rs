@@ -45,7 +45,7 @@ async fn serve(config: Config, listen: String, state: StateDir) -> Result<()> {
             let client = AdminClient::new(cluster.timeout.0);
             let mut ticker = tokio::time::interval(cluster.interval.0);
             ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            let mut previous = None;
+            let mut memory = mqwatch_state::ClusterState::new();
             loop {
                 ticker.tick().await;
                 match cycle(
@@ -65,7 +65,6 @@ async fn serve(config: Config, listen: String, state: StateDir) -> Result<()> {
                             cycle_ms = result.snapshot.cycle_ms,
                             "cycle done"
                         );
-                        previous = Some(result.snapshot.clone());
                         if let Ok(mut l) = latest.write() {
                             l.insert(cluster.name.clone(), result);
                         }

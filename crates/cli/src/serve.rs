@@ -53,7 +53,7 @@ async fn serve(config: Config, listen: String, state: StateDir) -> Result<()> {
                     &client,
                     &thresholds,
                     &state,
-                    previous.as_ref(),
+                    &mut memory,
                     now_ms(),
                 )
                 .await

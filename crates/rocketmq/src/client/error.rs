@@ -45,6 +45,15 @@ pub enum ErrorKind {
 }
 
 impl AdminError {
+    /// Whether the node could not be reached or did not answer (connect failure, closed, timeout), as opposed
+    /// to answering badly.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(
+            self.kind,
+            ErrorKind::Connect(_) | ErrorKind::Closed(_) | ErrorKind::Timeout(_)
+        )
+    }
+
     /// The node's response code, if it refused the request.
     pub fn response_code(&self) -> Option<i32> {
         match &self.kind {

@@ -1,7 +1,7 @@
 //! One collection cycle's bookkeeping: which nodes failed (their remaining requests are skipped so one dead or
 //! slow broker costs one timeout, not one per request), and which requests a node answered badly.
 
-use crate::client::{AdminError, ErrorKind};
+use crate::client::AdminError;
 use futures::StreamExt;
 use mqwatch_model::{CollectorErrorRecord, NodeRef};
 use std::collections::HashMap;
@@ -48,26 +48,22 @@ impl Cycle {
 
     /// Records a failed request.
     pub(crate) fn record(&self, addr: &str, e: AdminError) {
-        match &e.kind {
-            ErrorKind::Connect(_) | ErrorKind::Closed(_) | ErrorKind::Timeout(_) => {
-                if let Ok(mut f) = self.failed.lock() {
-                    f.entry(addr.to_string())
-                        .or_insert_with(|| format!("{}: {}", e.request, e.kind));
-                }
+        if e.is_unreachable() {
+            if let Ok(mut f) = self.failed.lock() {
+                f.entry(addr.to_string())
+                    .or_insert_with(|| format!("{}: {}", e.request, e.kind));
             }
-            _ => {
-                let node = self.nodes.lock().ok().and_then(|n| n.get(addr).cloned());
-                let node = node.unwrap_or_else(|| {
-                    NodeRef::new(mqwatch_model::NodeRole::Broker, addr).with_addr(addr)
-                });
-                if let Ok(mut errors) = self.errors.lock() {
-                    errors.push(CollectorErrorRecord {
-                        node: Some(node),
-                        request: e.request.to_string(),
-                        error: e.kind.to_string(),
-                    });
-                }
-            }
+            return;
+        }
+        let node = self.nodes.lock().ok().and_then(|n| n.get(addr).cloned());
+        let node = node
+            .unwrap_or_else(|| NodeRef::new(mqwatch_model::NodeRole::Broker, addr).with_addr(addr));
+        if let Ok(mut errors) = self.errors.lock() {
+            errors.push(CollectorErrorRecord {
+                node: Some(node),
+                request: e.request.to_string(),
+                error: e.kind.to_string(),
+            });
         }
     }
 

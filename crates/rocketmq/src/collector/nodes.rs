@@ -56,7 +56,12 @@ pub(crate) async fn name_servers(
                 info.get_or_insert(i);
                 (true, None)
             }
-            Err(e) => (false, Some(format!("{}: {}", e.request, e.kind))),
+            Err(e) if e.is_unreachable() => (false, Some(format!("{}: {}", e.request, e.kind))),
+            Err(e) => {
+                // It answered, badly: a collector error, not a dead name server.
+                cycle.record(ns, e);
+                (true, None)
+            }
         };
         statuses.push(NodeStatus {
             node,
@@ -163,13 +168,11 @@ pub(crate) async fn probe(
                         .unwrap_or_else(|| "answered badly".into()),
                 ),
             };
-            let registration = Some(match (&runtime, seat.registered) {
-                (_, false) => ObservedNodeState::Unregistered,
-                (Some(t), true) if t.get("brokerReady").is_some_and(|v| v == "false") => {
-                    ObservedNodeState::Fenced
-                }
-                (_, true) => ObservedNodeState::Active,
-            });
+            let registration = Some(registration(
+                seat.registered,
+                seat.broker.id,
+                runtime.as_ref(),
+            ));
             let store_max_offset = runtime
                 .as_ref()
                 .and_then(|t| t.get("commitLogMaxOffset"))
@@ -196,4 +199,70 @@ pub(crate) async fn probe(
         })
         .collect();
     super::cycle::bounded(jobs, concurrency).await
+}
+
+/// A broker's lifecycle state from its registration and runtime table: shutting down (`brokerShutdown`), a master
+/// not ready to take writes (`brokerReady` false: starting, or its store not writable), else serving. A slave's
+/// store is read-only by design, so readiness does not apply to it.
+pub(crate) fn registration(
+    registered: bool,
+    broker_id: i64,
+    runtime: Option<&BTreeMap<String, String>>,
+) -> ObservedNodeState {
+    let flag =
+        |key: &str, value: &str| runtime.and_then(|t| t.get(key)).is_some_and(|v| v == value);
+    if !registered {
+        ObservedNodeState::Unregistered
+    } else if flag("brokerShutdown", "true") {
+        ObservedNodeState::ControlledShutdown
+    } else if broker_id == 0 && flag("brokerReady", "false") {
+        ObservedNodeState::Fenced
+    } else {
+        ObservedNodeState::Active
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn runtime_flags_map_to_lifecycle_states() {
+        let ready = table(&[("brokerReady", "true"), ("brokerShutdown", "false")]);
+        let starting = table(&[("brokerReady", "false"), ("brokerShutdown", "false")]);
+        let stopping = table(&[("brokerReady", "false"), ("brokerShutdown", "true")]);
+        assert_eq!(
+            registration(true, 0, Some(&ready)),
+            ObservedNodeState::Active
+        );
+        assert_eq!(
+            registration(true, 0, Some(&starting)),
+            ObservedNodeState::Fenced
+        );
+        assert_eq!(
+            registration(true, 1, Some(&starting)),
+            ObservedNodeState::Active,
+            "slaves are read-only"
+        );
+        assert_eq!(
+            registration(true, 0, Some(&stopping)),
+            ObservedNodeState::ControlledShutdown
+        );
+        assert_eq!(
+            registration(false, 0, Some(&ready)),
+            ObservedNodeState::Unregistered
+        );
+        assert_eq!(
+            registration(true, 0, None),
+            ObservedNodeState::Active,
+            "silent: liveness says the rest"
+        );
+    }
 }

@@ -37,6 +37,35 @@ pub fn poll_until<T>(what: &str, deadline: Duration, mut probe: impl FnMut() -> 
     }
 }
 
+/// Async [`poll_until`]: awaits `probe` until it returns `Some`, or panics with `what` after `deadline`.
+pub async fn eventually<T, F, Fut>(what: &str, deadline: Duration, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let start = Instant::now();
+    loop {
+        if let Some(v) = probe().await {
+            return v;
+        }
+        assert!(start.elapsed() < deadline, "timed out after {deadline:?} waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A plain HTTP/1.0 GET against a loopback server: `(status, body)`, or `None` if nothing answered.
+pub fn http_get(addr: &str, path: &str) -> Option<(u16, String)> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").ok()?;
+    let mut text = String::new();
+    s.read_to_string(&mut text).ok()?;
+    let status = text.split_whitespace().nth(1)?.parse().ok()?;
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+    Some((status, body))
+}
+
 /// Waits until `addr` accepts TCP connections.
 pub fn wait_for_port(addr: &str, deadline: Duration) {
     poll_until(&format!("{addr} to accept connections"), deadline, || {

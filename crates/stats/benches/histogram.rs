@@ -228,63 +228,105 @@ fn print_tables() {
     println!();
 }
 
+/// Interleaved timing, robust to a machine shared with other jobs: in each of 31 rounds every variant records
+/// the same 2^20 values once, back to back; prints the median ns per record of each and the median of the
+/// per-round ratios to hdrhistogram.
+fn paired_single_thread(vals: &[u64]) {
+    const ROUNDS: usize = 31;
+    const OPS: u64 = 1 << 20;
+    let ours = Histogram::new();
+    let no_sum = NoSum::new();
+    let mut h = hdr();
+    let mut h1 = hdr_1ns();
+    let mq = MqCloud97::new();
+    let time = |d: Duration| d.as_secs_f64() * 1e9 / OPS as f64;
+    let names = [
+        "mqwatch",
+        "mqwatch_without_sum",
+        "hdrhistogram",
+        "hdrhistogram_1ns_unit",
+        "mqcloud_atomic_97",
+    ];
+    let mut ns: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
+    for _ in 0..ROUNDS {
+        ns[0].push(time(run(vals, OPS, |v| ours.record(v))));
+        ns[1].push(time(run(vals, OPS, |v| no_sum.record(v))));
+        ns[2].push(time(run(vals, OPS, |v| {
+            let _ = h.record(v);
+        })));
+        ns[3].push(time(run(vals, OPS, |v| {
+            let _ = h1.record(v);
+        })));
+        ns[4].push(time(run(vals, OPS, |v| mq.record(v))));
+    }
+    let median = |mut xs: Vec<f64>| {
+        xs.sort_by(f64::total_cmp);
+        xs[xs.len() / 2]
+    };
+    println!(
+        "interleaved single-thread record, {ROUNDS} rounds of 2^20 values (median ns/op, median ratio to hdr):"
+    );
+    for (i, name) in names.iter().enumerate() {
+        let ratio = median(ns[i].iter().zip(&ns[2]).map(|(a, b)| a / b).collect());
+        println!("{name:<24} {:>7.2} ns   x{ratio:.2}", median(ns[i].clone()));
+    }
+    println!();
+}
+
+/// Records `iters` values cycled from `vals` on this thread, the loop counter in a register (the same loop for
+/// every variant, so closure state does not weigh on some more than others).
+fn run(vals: &[u64], iters: u64, mut record: impl FnMut(u64)) -> Duration {
+    let mask = vals.len() - 1;
+    let start = Instant::now();
+    for k in 0..iters as usize {
+        record(black_box(vals[k & mask]));
+    }
+    start.elapsed()
+}
+
 fn single_thread(c: &mut Criterion, vals: &[u64]) {
     let mut g = c.benchmark_group("record_1_thread");
-    let mask = vals.len() - 1;
     let ours = Histogram::new();
-    let mut i = 0usize;
     g.bench_function("mqwatch", |b| {
-        b.iter(|| {
-            ours.record(black_box(vals[i & mask]));
-            i += 1;
-        })
+        b.iter_custom(|n| run(vals, n, |v| ours.record(v)))
     });
     let no_sum = NoSum::new();
     g.bench_function("mqwatch_without_sum", |b| {
-        b.iter(|| {
-            no_sum.record(black_box(vals[i & mask]));
-            i += 1;
-        })
+        b.iter_custom(|n| run(vals, n, |v| no_sum.record(v)))
     });
     let mut plain = Plain {
         counts: Box::new([0; BUCKETS]),
     };
     g.bench_function("mqwatch_index_plain_counters", |b| {
-        b.iter(|| {
-            plain.record(black_box(vals[i & mask]));
-            i += 1;
-        })
+        b.iter_custom(|n| run(vals, n, |v| plain.record(v)))
     });
     let mut h = hdr();
     g.bench_function("hdrhistogram", |b| {
-        b.iter(|| {
-            let _ = h.record(black_box(vals[i & mask]));
-            i += 1;
+        b.iter_custom(|n| {
+            run(vals, n, |v| {
+                let _ = h.record(v);
+            })
         })
     });
     let mut h1 = hdr_1ns();
     g.bench_function("hdrhistogram_1ns_unit", |b| {
-        b.iter(|| {
-            let _ = h1.record(black_box(vals[i & mask]));
-            i += 1;
+        b.iter_custom(|n| {
+            run(vals, n, |v| {
+                let _ = h1.record(v);
+            })
         })
     });
     let m = Mutex::new(hdr());
     g.bench_function("hdrhistogram_mutex", |b| {
-        b.iter(|| {
-            let _ = m
-                .lock()
-                .expect("not poisoned")
-                .record(black_box(vals[i & mask]));
-            i += 1;
+        b.iter_custom(|n| {
+            run(vals, n, |v| {
+                let _ = m.lock().expect("not poisoned").record(v);
+            })
         })
     });
     let mq = MqCloud97::new();
     g.bench_function("mqcloud_atomic_97", |b| {
-        b.iter(|| {
-            mq.record(black_box(vals[i & mask]));
-            i += 1;
-        })
+        b.iter_custom(|n| run(vals, n, |v| mq.record(v)))
     });
     g.finish();
     black_box((
@@ -339,6 +381,7 @@ fn concurrent(c: &mut Criterion, vals: &[u64]) {
 fn main() {
     print_tables();
     let vals = values();
+    paired_single_thread(&vals);
     let mut c = Criterion::default()
         .sample_size(20)
         .warm_up_time(Duration::from_secs(1))

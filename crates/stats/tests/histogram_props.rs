@@ -183,7 +183,10 @@ proptest! {
     }
 
     #[test]
-    fn segmented_view_keeps_counts_and_places_single_values(values in vec(any_value(), 0..200), one in 0u64..5_000_000_000) {
+    fn segmented_view_keeps_counts_and_places_single_values(
+        values in vec(any_value(), 0..200),
+        one in 0u64..5_000_000_000,
+    ) {
         let view = histogram_of(&values).snapshot().segmented(3_000);
         prop_assert_eq!(view.counts.len(), 97);
         prop_assert_eq!(view.counts.iter().sum::<u64>(), values.len() as u64);

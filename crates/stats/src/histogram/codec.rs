@@ -1,22 +1,7 @@
 //! The compact wire form of a [`Snapshot`] for client reports: [`Snapshot::encode`] and
 //! [`Snapshot::decode`].
 //!
-//! Format, version 1 (all integers LEB128 varints, canonical: no superfluous `0x80`/`0x00` continuation):
-//! ```text
-//! u8 version = 1
-//! n          number of non-empty buckets (0..=1015)
-//! if n > 0:
-//!   min, max - min, sum                                   (u64 each)
-//!   n tokens, one per non-empty bucket in index order:
-//!     t = 4 · (count - 1) + min(gap, 3)                   (u128; gap = index - previous index - 1,
-//!     [gap - 3 if min(gap, 3) == 3]                        the first bucket's gap is its index)
-//! ```
-//! A bucket with a count up to 32 next to the previous one costs one byte; a typical minute of one (topic,
-//! broker) is tens of bytes. Indexes cannot go backwards by construction, so "not increasing" is not an error
-//! that can occur; an index past the last bucket is.
-//!
-//! Decoding does bounded work (at most 1015 tokens, at most 19 bytes a varint), never panics, and accepts only
-//! what [`Snapshot::encode`] produces: for every `bytes` that decodes, `decode(bytes)?.encode() == bytes`.
+//! The format is documented on [`Snapshot::encode`].
 //!
 //! Not here: what the numbers mean (see `snapshot`).
 
@@ -61,7 +46,20 @@ pub enum DecodeError {
 }
 
 impl Snapshot {
-    /// The compact wire form (see the module docs of `codec`): two bytes when empty.
+    /// The compact wire form for client reports: two bytes when empty, tens of bytes for a typical minute.
+    ///
+    /// Version 1 (integers are LEB128 varints, canonical: no superfluous trailing `0x80`/`0x00` groups):
+    /// ```text
+    /// u8 version = 1
+    /// n          number of non-empty buckets (0..=1015)
+    /// if n > 0:
+    ///   min, max - min, sum                                   (u64 each)
+    ///   n tokens, one per non-empty bucket in index order:
+    ///     t = 4 · (count - 1) + min(gap, 3)                   (u128; gap = index - previous index - 1,
+    ///     [gap - 3 if min(gap, 3) == 3]                        the first bucket's gap is its index)
+    /// ```
+    /// A bucket next to the previous one with a count up to 32 costs one byte. Indexes cannot go backwards by
+    /// construction; [`Snapshot::decode`] checks everything else.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(32 + self.buckets.len() * 2);
         out.push(VERSION);
@@ -84,7 +82,9 @@ impl Snapshot {
         out
     }
 
-    /// Parses [`Snapshot::encode`]'s output. Never panics; see [`DecodeError`] for what is rejected.
+    /// Parses [`Snapshot::encode`]'s output. Never panics and does bounded work (at most 1015 tokens, at
+    /// most 19 bytes a varint); accepts only what `encode` produces, so for every `bytes` that decodes,
+    /// `decode(bytes)?.encode() == bytes`. See [`DecodeError`] for what is rejected.
     pub fn decode(bytes: &[u8]) -> Result<Snapshot, DecodeError> {
         let mut r = Reader { bytes, pos: 0 };
         let version = r.byte()?;

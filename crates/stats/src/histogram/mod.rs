@@ -17,6 +17,13 @@
 //! assert_eq!(all_clients.segmented(3_000).counts[12], 1); // 18 ms is in MQCloud's (15, 20] ms bucket
 //! ```
 //!
+//! Buckets: every power of two is split into 32 equal sub-buckets, so a bucket's midpoint is within 1/64 of
+//! every value in it. Only the octaves needed for [1 µs, 1 h] are kept, trimmed at both ends, so that 1015 `u64`
+//! counters plus min, max and sum fit in 8 KiB: the first bucket is [992, 1008) ns and also counts everything
+//! below, the last is [52·2^36, 53·2^36) ns ≈ [59.6, 60.7) min and also counts everything above; min, max and
+//! sum stay exact for every value and estimates are clamped to [min, max]. See [`bucket_index`],
+//! [`bucket_range`], [`bucket_value`].
+//!
 //! Parts: `layout` (bucket geometry), `recorder` ([`Histogram`], [`IntervalSampler`]), `snapshot`
 //! ([`Snapshot`], [`LatencySummary`]), `codec` (wire form), `mqcloud` (MQCloud's layout and view).
 //!

@@ -18,6 +18,12 @@ use super::snapshot::Snapshot;
 pub const MQCLOUD_MAX_MS_CAP: u64 = 3_600_000;
 
 /// MQCloud's bucket for a latency of `ms` whole milliseconds when the last bucket holds `max_ms`.
+///
+/// MQCloud's producer-side layout (`max_ms` = send timeout + 500 ms): buckets 0..=10 hold exactly 0..=10 ms;
+/// then 5 ms wide up to 100 ms ((10, 15] → 11, (15, 20] → 12, …, (95, 100] → 28); then 50 ms wide
+/// ((100, 150] → 29, …); the bucket holding `max_ms` is the last and also takes everything above. A 3000 ms
+/// timeout gives `max_ms` = 3500 and 97 buckets, the last (3450, 3500]. `max_ms` above
+/// [`MQCLOUD_MAX_MS_CAP`] counts as the cap.
 pub fn mqcloud_bucket_index(ms: u64, max_ms: u64) -> usize {
     unbounded_index(ms).min(unbounded_index(max_ms.min(MQCLOUD_MAX_MS_CAP))) as usize
 }

@@ -3,7 +3,9 @@
 //! 1.0.0 producer and push consumer in the `mqwatch-rmq-client` program). mqwatch's collector, checks and state
 //! run in-process exactly as `serve` and `check` run them. Every test starts its own cluster.
 
-use mqwatch_checks::{BacklogThresholds, ClientBlockedThresholds, ConsumeFailureThresholds, Thresholds};
+use mqwatch_checks::{
+    BacklogThresholds, ClientBlockedThresholds, ConsumeFailureThresholds, Thresholds,
+};
 use mqwatch_cli::config::ClusterConfig;
 use mqwatch_cli::run::{CycleResult, cycle, now_ms};
 use mqwatch_cli::state::StateDir;
@@ -35,13 +37,19 @@ impl Watch {
         config.name = "e2e".into();
         config.timeout = Span::from_secs(3);
         let thresholds = Thresholds {
-            backlog: BacklogThresholds { count: 10, age: Span::from_millis(1_000) },
+            backlog: BacklogThresholds {
+                count: 10,
+                age: Span::from_millis(1_000),
+            },
             client_blocked: ClientBlockedThresholds {
                 block: Span::from_secs(2),
                 min_block: Span::from_secs(2),
                 min_cached_messages: 1,
             },
-            consume_failure: ConsumeFailureThresholds { retries: 10, dead_letters: 1 },
+            consume_failure: ConsumeFailureThresholds {
+                retries: 10,
+                dead_letters: 1,
+            },
             ..Default::default()
         };
         Watch {
@@ -55,7 +63,16 @@ impl Watch {
     }
 
     async fn cycle(&mut self) -> CycleResult {
-        cycle(&self.config, &self.client, &self.thresholds, &self.state, &mut self.memory, now_ms()).await.unwrap()
+        cycle(
+            &self.config,
+            &self.client,
+            &self.thresholds,
+            &self.state,
+            &mut self.memory,
+            now_ms(),
+        )
+        .await
+        .unwrap()
     }
 }
 
@@ -66,7 +83,13 @@ fn client_bin() -> Command {
 /// Produces `count` messages of `size` bytes with the real producer and waits for it to finish.
 fn produce(cluster: &RocketMqCluster, topic: &str, count: u64, size: usize) {
     let out = client_bin()
-        .args([&cluster.namesrv_addr, "produce", topic, &count.to_string(), &size.to_string()])
+        .args([
+            &cluster.namesrv_addr,
+            "produce",
+            topic,
+            &count.to_string(),
+            &size.to_string(),
+        ])
         .output()
         .expect("run mqwatch-rmq-client");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -82,12 +105,18 @@ fn consumer(cluster: &RocketMqCluster, topic: &str, group: &str, mode: &str) -> 
     let mut cmd = client_bin();
     cmd.args([&cluster.namesrv_addr, "consume", topic, group, mode]);
     let p = PeerProcess::spawn(&format!("consumer-{group}"), cmd, cluster.dir());
-    poll_until("the consumer to start", DEADLINE, || p.log_tail(4096).contains("READY").then_some(()));
+    poll_until("the consumer to start", DEADLINE, || {
+        p.log_tail(4096).contains("READY").then_some(())
+    });
     p
 }
 
 fn topic_messages(s: &ClusterSnapshot, topic: &str) -> i64 {
-    s.logs.iter().filter(|l| l.log.to_string().contains(&format!(" {topic}@"))).map(|l| l.latest - l.earliest).sum()
+    s.logs
+        .iter()
+        .filter(|l| l.log.to_string().contains(&format!(" {topic}@")))
+        .map(|l| l.latest - l.earliest)
+        .sum()
 }
 
 fn group_lag(s: &ClusterSnapshot, group: &str) -> Option<(i64, usize)> {
@@ -97,18 +126,27 @@ fn group_lag(s: &ClusterSnapshot, group: &str) -> Option<(i64, usize)> {
 }
 
 fn find<'a>(findings: &'a [Finding], kind: FindingKind, subject: &str) -> Option<&'a Finding> {
-    findings.iter().find(|f| f.kind == kind && f.subject.to_string().contains(subject))
+    findings
+        .iter()
+        .find(|f| f.kind == kind && f.subject.to_string().contains(subject))
 }
 
 async fn create_topic(cluster: &RocketMqCluster, watch: &Watch, topic: &str, queues: u32) {
     for b in cluster.brokers.iter().filter(|b| b.spec.id == 0) {
-        watch.client.create_topic(&b.addr, topic, queues).await.unwrap();
+        watch
+            .client
+            .create_topic(&b.addr, topic, queues)
+            .await
+            .unwrap();
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn traffic_counts_equal_what_was_produced() {
-    let cluster = RocketMqCluster::start(&[BrokerSpec::master("broker-a"), BrokerSpec::master("broker-b")]);
+    let cluster = RocketMqCluster::start(&[
+        BrokerSpec::master("broker-a"),
+        BrokerSpec::master("broker-b"),
+    ]);
     let mut watch = Watch::new(&cluster);
     create_topic(&cluster, &watch, "traffic-t", 4).await;
     produce(&cluster, "traffic-t", 200, 128);
@@ -118,7 +156,14 @@ async fn traffic_counts_equal_what_was_produced() {
         (topic_messages(&r.snapshot, "traffic-t") == 200).then_some(r)
     })
     .await;
-    assert_eq!(r.snapshot.logs.iter().filter(|l| l.log.to_string().contains(" traffic-t@")).count(), 8);
+    assert_eq!(
+        r.snapshot
+            .logs
+            .iter()
+            .filter(|l| l.log.to_string().contains(" traffic-t@"))
+            .count(),
+        8
+    );
 
     // The brokers' own minute counters (VIEW_BROKER_STATS_DATA) fill within ~10-25 s.
     let (messages, bytes) = eventually("the brokers' minute counters", DEADLINE, || async {
@@ -127,16 +172,24 @@ async fn traffic_counts_equal_what_was_produced() {
             r.snapshot
                 .traffic
                 .iter()
-                .filter(|t| t.metric == m && t.topic.as_deref() == Some("traffic-t") && t.group.is_none())
+                .filter(|t| {
+                    t.metric == m && t.topic.as_deref() == Some("traffic-t") && t.group.is_none()
+                })
                 .map(|t| t.last_minute)
                 .sum()
         };
-        let got = (sum(TrafficMetric::ProduceMessages), sum(TrafficMetric::ProduceBytes));
+        let got = (
+            sum(TrafficMetric::ProduceMessages),
+            sum(TrafficMetric::ProduceBytes),
+        );
         (got.0 == 200).then_some(got)
     })
     .await;
     assert_eq!(messages, 200);
-    assert!(bytes >= 200 * 128, "{bytes} bytes for 200 messages of 128 bytes");
+    assert!(
+        bytes >= 200 * 128,
+        "{bytes} bytes for 200 messages of 128 bytes"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -159,15 +212,24 @@ async fn a_stopped_consumer_leaves_a_backlog_of_the_right_count_and_a_growing_ag
         find(&r.findings, FindingKind::Backlog, "backlog-g").cloned()
     })
     .await;
-    assert_eq!(first.evidence.get("count"), Some(&serde_json::json!(30)), "{first:?}");
+    assert_eq!(
+        first.evidence.get("count"),
+        Some(&serde_json::json!(30)),
+        "{first:?}"
+    );
     let age = |f: &Finding| f.evidence.get("age_ms").and_then(|v| v.as_u64()).unwrap();
     let later = eventually("the backlog to age", DEADLINE, || async {
         let r = watch.cycle().await;
-        find(&r.findings, FindingKind::Backlog, "backlog-g").filter(|f| age(f) > age(&first) + 1_000).cloned()
+        find(&r.findings, FindingKind::Backlog, "backlog-g")
+            .filter(|f| age(f) > age(&first) + 1_000)
+            .cloned()
     })
     .await;
     assert_eq!(later.evidence.get("count"), Some(&serde_json::json!(30)));
-    assert_eq!(later.first_seen_ms, first.first_seen_ms, "one alarm, first seen once");
+    assert_eq!(
+        later.first_seen_ms, first.first_seen_ms,
+        "one alarm, first seen once"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -179,11 +241,21 @@ async fn a_consumer_blocked_in_its_handler_is_client_blocked() {
     produce(&cluster, "block-t", 20, 64);
     let f = eventually("a client_blocked finding", DEADLINE, || async {
         let r = watch.cycle().await;
-        r.findings.iter().find(|f| f.kind == FindingKind::ClientBlocked).cloned()
+        r.findings
+            .iter()
+            .find(|f| f.kind == FindingKind::ClientBlocked)
+            .cloned()
     })
     .await;
     assert_eq!(f.evidence.get("group"), Some(&serde_json::json!("block-g")));
-    assert!(f.evidence.get("cached_messages").and_then(|v| v.as_i64()).unwrap() >= 1, "{f:?}");
+    assert!(
+        f.evidence
+            .get("cached_messages")
+            .and_then(|v| v.as_i64())
+            .unwrap()
+            >= 1,
+        "{f:?}"
+    );
     assert!(matches!(f.subject, Subject::Client { .. }));
 }
 
@@ -193,7 +265,12 @@ async fn rejected_messages_are_a_consume_failure_with_the_right_count() {
     let mut watch = Watch::new(&cluster);
     create_topic(&cluster, &watch, "reject-t", 2).await;
     let _c = consumer(&cluster, "reject-t", "reject-g", "reject");
-    let retry_total = |s: &ClusterSnapshot| s.groups.iter().find(|g| g.group.name == "reject-g")?.retry_total;
+    let retry_total = |s: &ClusterSnapshot| {
+        s.groups
+            .iter()
+            .find(|g| g.group.name == "reject-g")?
+            .retry_total
+    };
     let before = eventually("the group's retry topic", DEADLINE, || async {
         let r = watch.cycle().await;
         retry_total(&r.snapshot).map(|_| r.snapshot)
@@ -206,7 +283,12 @@ async fn rejected_messages_are_a_consume_failure_with_the_right_count() {
         (retry_total(&r.snapshot) == Some(base + 20)).then_some(r.snapshot)
     })
     .await;
-    let f = mqwatch_checks::failures::consume_failure(&before, &after, &watch.thresholds.consume_failure, now_ms());
+    let f = mqwatch_checks::failures::consume_failure(
+        &before,
+        &after,
+        &watch.thresholds.consume_failure,
+        now_ms(),
+    );
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0].evidence.get("retries"), Some(&serde_json::json!(20)));
 }
@@ -219,8 +301,16 @@ async fn a_consumer_offset_beyond_max_is_offset_out_of_range() {
     produce(&cluster, "oor-t", 10, 64);
     let broker = cluster.brokers[0].addr.clone();
     let max = watch.client.max_offset(&broker, "oor-t", 0).await.unwrap();
-    watch.client.create_subscription_group(&broker, "oor-g").await.unwrap();
-    watch.client.update_consumer_offset(&broker, "oor-g", "oor-t", 0, max + 100).await.unwrap();
+    watch
+        .client
+        .create_subscription_group(&broker, "oor-g")
+        .await
+        .unwrap();
+    watch
+        .client
+        .update_consumer_offset(&broker, "oor-g", "oor-t", 0, max + 100)
+        .await
+        .unwrap();
     let r = watch.cycle().await;
     let f = find(&r.findings, FindingKind::OffsetOutOfRange, "oor-g").expect("offset_out_of_range");
     let logs = f.evidence.get("logs").unwrap().as_array().unwrap();
@@ -231,7 +321,10 @@ async fn a_consumer_offset_beyond_max_is_offset_out_of_range() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_broker_is_broker_down_and_leaves_the_lifecycle_within_two_cycles() {
-    let mut cluster = RocketMqCluster::start(&[BrokerSpec::master("broker-a"), BrokerSpec::master("broker-b")]);
+    let mut cluster = RocketMqCluster::start(&[
+        BrokerSpec::master("broker-a"),
+        BrokerSpec::master("broker-b"),
+    ]);
     let mut watch = Watch::new(&cluster);
     eventually("both brokers registered and active", DEADLINE, || async {
         let r = watch.cycle().await;
@@ -256,22 +349,35 @@ async fn a_killed_broker_is_broker_down_and_leaves_the_lifecycle_within_two_cycl
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stopped_slave_is_reported() {
-    let mut cluster = RocketMqCluster::start(&[BrokerSpec::master("broker-a"), BrokerSpec::slave("broker-a")]);
+    let mut cluster = RocketMqCluster::start(&[
+        BrokerSpec::master("broker-a"),
+        BrokerSpec::slave("broker-a"),
+    ]);
     let mut watch = Watch::new(&cluster);
     eventually("master and slave registered", DEADLINE, || async {
         let r = watch.cycle().await;
-        let up = r.snapshot.nodes.iter().filter(|n| n.node.name.starts_with("broker-a:") && n.answered).count();
+        let up = r
+            .snapshot
+            .nodes
+            .iter()
+            .filter(|n| n.node.name.starts_with("broker-a:") && n.answered)
+            .count();
         (up == 2).then_some(())
     })
     .await;
-    cluster.broker("broker-a", 1).process.stop(Duration::from_secs(10));
+    cluster
+        .broker("broker-a", 1)
+        .process
+        .stop(Duration::from_secs(10));
     let f = eventually("the slave reported", DEADLINE, || async {
         let r = watch.cycle().await;
         r.findings
             .iter()
             .find(|f| {
-                matches!(f.kind, FindingKind::BrokerDown | FindingKind::SlaveFallBehind)
-                    && f.subject.to_string().contains("broker-a:1")
+                matches!(
+                    f.kind,
+                    FindingKind::BrokerDown | FindingKind::SlaveFallBehind
+                ) && f.subject.to_string().contains("broker-a:1")
             })
             .cloned()
     })

@@ -30,7 +30,8 @@ impl KnownBroker {
 #[derive(Debug, Clone)]
 pub(crate) struct BrokerSeat {
     pub broker: KnownBroker,
-    pub registered: bool,
+    /// Registered with the name server now; `None` when no name server answered.
+    pub registered: Option<bool>,
     pub expected: bool,
 }
 
@@ -77,7 +78,8 @@ pub(crate) async fn name_servers(
     (statuses, info)
 }
 
-/// Registered brokers, then known and expected ones that are not registered now.
+/// Registered brokers, then known and expected ones that are not registered now (or whose registration is
+/// unknown because no name server answered).
 pub(crate) fn seats(info: Option<&ClusterInfo>, target: &Target) -> Vec<BrokerSeat> {
     let mut seats: BTreeMap<(String, i64), BrokerSeat> = BTreeMap::new();
     for (name, data) in info.map(|i| &i.brokers).into_iter().flatten() {
@@ -91,22 +93,22 @@ pub(crate) fn seats(info: Option<&ClusterInfo>, target: &Target) -> Vec<BrokerSe
                 (name.clone(), *id),
                 BrokerSeat {
                     broker,
-                    registered: true,
+                    registered: Some(true),
                     expected: false,
                 },
             );
         }
     }
-    if info.is_some() {
-        for k in &target.known_brokers {
-            seats
-                .entry((k.name.clone(), k.id))
-                .or_insert_with(|| BrokerSeat {
-                    broker: k.clone(),
-                    registered: false,
-                    expected: false,
-                });
-        }
+    // Without a name server's answer nobody knows who is registered: known brokers are still probed.
+    let registry = info.map(|_| false);
+    for k in &target.known_brokers {
+        seats
+            .entry((k.name.clone(), k.id))
+            .or_insert_with(|| BrokerSeat {
+                broker: k.clone(),
+                registered: registry,
+                expected: false,
+            });
     }
     for e in &target.expected_brokers {
         let (name, id) = match e.rsplit_once(':') {
@@ -122,7 +124,7 @@ pub(crate) fn seats(info: Option<&ClusterInfo>, target: &Target) -> Vec<BrokerSe
                 .unwrap_or_default();
             BrokerSeat {
                 broker: KnownBroker { name, id, addr },
-                registered: false,
+                registered: registry,
                 expected: false,
             }
         });
@@ -168,11 +170,9 @@ pub(crate) async fn probe(
                         .unwrap_or_else(|| "answered badly".into()),
                 ),
             };
-            let registration = Some(registration(
-                seat.registered,
-                seat.broker.id,
-                runtime.as_ref(),
-            ));
+            let registration = seat
+                .registered
+                .map(|r| registration(r, seat.broker.id, runtime.as_ref()));
             let store_max_offset = runtime
                 .as_ref()
                 .and_then(|t| t.get("commitLogMaxOffset"))

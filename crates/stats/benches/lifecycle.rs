@@ -1,7 +1,8 @@
 //! Lifecycle tracker benchmarks: heartbeat cost at 10, 10 000 and 100 000 registered nodes (target: 100 000 within
-//! 1.2x of 10), heartbeats cycling over every node from a pre-built key array, for `u32` broker ids and `String`
-//! names, next to a bare `HashMap` doing the same (the floor); plus the cost of a state transition (`observe`) and
-//! of reading the metrics. Not a model of any engine's event mix.
+//! 1.2x of 10), heartbeats cycling over every node in registration order (the order a collector sweeps its node
+//! list): by node handle from a pre-built handle array, and by key from a pre-built key array for `u32` broker ids
+//! and `String` names, next to a bare `HashMap` doing the same (the floor of any keyed heartbeat); plus the cost of
+//! a state transition (`observe`) and of reading the metrics. Not a model of any engine's event mix.
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -9,7 +10,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use foldhash::fast::RandomState;
-use mqwatch_stats::lifecycle::{LifecycleTracker, ObservedState};
+use mqwatch_stats::lifecycle::{LifecycleTracker, NodeHandle, ObservedState};
 
 const SIZES: [usize; 3] = [10, 10_000, 100_000];
 const BATCH: usize = 1_000;
@@ -52,6 +53,34 @@ fn heartbeat_round_robin<K: std::hash::Hash + Eq + Clone>(
     g.finish();
 }
 
+/// `BATCH` heartbeats per iteration by handle, round-robin over the handles of `n` `u32` nodes in registration
+/// order: no hashing, one bounds check, one generation compare, one write to the dense heartbeat array.
+fn heartbeat_by_handle(c: &mut Criterion) {
+    let mut g = c.benchmark_group("lifecycle_heartbeat_handle");
+    g.throughput(Throughput::Elements(BATCH as u64));
+    for n in SIZES {
+        let keys: Vec<u32> = (0..n as u32).collect();
+        let mut tr = tracker(&keys);
+        let handles: Vec<NodeHandle> = keys.iter().filter_map(|k| tr.handle(k)).collect();
+        assert_eq!(handles.len(), n);
+        let mut i = 0usize;
+        let mut now = 1_000u64;
+        g.bench_function(BenchmarkId::from_parameter(n), |b| {
+            b.iter(|| {
+                for _ in 0..BATCH {
+                    now += 1;
+                    black_box(tr.heartbeat_handle(handles[i], now));
+                    i += 1;
+                    if i == handles.len() {
+                        i = 0;
+                    }
+                }
+            })
+        });
+    }
+    g.finish();
+}
+
 /// The floor any keyed heartbeat pays: a bare `HashMap<u32, u64>` (same hasher) updated round-robin, so the
 /// tracker's own scaling can be told apart from the hash table's cache misses.
 fn bare_map_floor(c: &mut Criterion) {
@@ -81,6 +110,7 @@ fn bare_map_floor(c: &mut Criterion) {
 }
 
 fn heartbeats(c: &mut Criterion) {
+    heartbeat_by_handle(c);
     heartbeat_round_robin(c, "lifecycle_heartbeat_u32", |n| (0..n as u32).collect());
     bare_map_floor(c);
     heartbeat_round_robin(c, "lifecycle_heartbeat_string", |n| {

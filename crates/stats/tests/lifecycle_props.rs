@@ -1,10 +1,14 @@
 //! Property tests for the lifecycle tracker against a naive model that keeps a plain map of nodes and recomputes
 //! every metric by scanning: longest pending always equals the max over pending nodes, counts match, per-node reads
-//! match, and removal leaves nothing behind.
+//! match, and removal leaves nothing behind. Heartbeats go by key or by node handle (the model does not tell them
+//! apart, so the two agree); handles stay valid while their node is registered, go stale when it is unregistered
+//! and stay stale after it registers again, and slots are reused.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use mqwatch_stats::lifecycle::{LifecycleState, LifecycleTracker, ObservedState, Transition};
+use mqwatch_stats::lifecycle::{
+    LifecycleState, LifecycleTracker, NodeHandle, ObservedState, Transition,
+};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone, Copy)]
@@ -12,6 +16,11 @@ enum Event {
     Register(u8),
     Observe(u8, ObservedState),
     Heartbeat(u8),
+    /// A heartbeat through the handle resolved when the node registered (or, if it is not registered, through a
+    /// stale handle of one of its earlier registrations).
+    HeartbeatHandle(u8),
+    /// A heartbeat through the n-th stale handle (modulo their number), if any.
+    StaleHeartbeat(usize),
     Unregister(u8),
 }
 
@@ -82,7 +91,8 @@ impl Model {
                 }
                 (from != Some(to)).then_some(Transition { from, to: Some(to) })
             }
-            Event::Heartbeat(k) => {
+            Event::StaleHeartbeat(_) => None,
+            Event::Heartbeat(k) | Event::HeartbeatHandle(k) => {
                 if let Some(n) = self.nodes.get_mut(&k) {
                     n.heartbeat = Some(n.heartbeat.map_or(t, |h| h.max(t)));
                 }
@@ -125,7 +135,9 @@ fn event() -> impl Strategy<Value = Event> {
     prop_oneof![
         2 => key.clone().prop_map(Event::Register),
         4 => (key.clone(), observed()).prop_map(|(k, o)| Event::Observe(k, o)),
-        2 => key.clone().prop_map(Event::Heartbeat),
+        1 => key.clone().prop_map(Event::Heartbeat),
+        2 => key.clone().prop_map(Event::HeartbeatHandle),
+        1 => any::<usize>().prop_map(Event::StaleHeartbeat),
         1 => key.prop_map(Event::Unregister),
     ]
 }
@@ -137,6 +149,65 @@ fn step() -> impl Strategy<Value = Step> {
         prop_oneof![4 => 0i64..500, 1 => -300i64..0, 1 => Just(0i64)],
         -100i64..1_000,
     )
+}
+
+/// The handles the test holds: per registered node the one resolved when it registered, and every stale one.
+#[derive(Default)]
+struct Handles {
+    current: BTreeMap<u8, NodeHandle>,
+    stale: Vec<(u8, NodeHandle)>,
+    /// The most nodes registered at once so far: slots are reused, so no slot index reaches it.
+    peak: usize,
+}
+
+impl Handles {
+    /// Follows registrations of `k`: resolves a handle for a new registration, retires the handle of a gone one.
+    fn track(
+        &mut self,
+        tr: &LifecycleTracker<u8>,
+        model: &Model,
+        k: u8,
+    ) -> Result<(), TestCaseError> {
+        let registered = model.nodes.contains_key(&k);
+        if registered && !self.current.contains_key(&k) {
+            let h = tr.handle(&k);
+            prop_assert!(h.is_some());
+            if let Some(h) = h {
+                prop_assert!(
+                    self.stale.iter().all(|&(_, old)| old != h),
+                    "a fresh handle equals a stale one"
+                );
+                self.current.insert(k, h);
+            }
+        } else if !registered && let Some(h) = self.current.remove(&k) {
+            self.stale.push((k, h));
+        }
+        self.peak = self.peak.max(model.nodes.len());
+        Ok(())
+    }
+
+    fn check(&self, tr: &LifecycleTracker<u8>, model: &Model) -> Result<(), TestCaseError> {
+        let mut indices = BTreeSet::new();
+        for k in 0u8..10 {
+            let h = tr.handle(&k);
+            // Stable across state changes and re-registrations; gone with the node.
+            prop_assert_eq!(h, self.current.get(&k).copied(), "handle of {}", k);
+            prop_assert_eq!(h.is_some(), model.nodes.contains_key(&k));
+            if let Some(h) = h {
+                prop_assert!(
+                    (h.index() as usize) < self.peak.max(1),
+                    "slot {} not reused",
+                    h.index()
+                );
+                prop_assert!(
+                    indices.insert(h.index()),
+                    "two nodes share slot {}",
+                    h.index()
+                );
+            }
+        }
+        Ok(())
+    }
 }
 
 fn check(tr: &LifecycleTracker<u8>, model: &Model, now: u64) -> Result<(), TestCaseError> {
@@ -197,6 +268,7 @@ proptest! {
     fn tracker_matches_a_scanning_model(steps in prop::collection::vec(step(), 1..150)) {
         let mut tr = LifecycleTracker::<u8>::new();
         let mut model = Model::default();
+        let mut handles = Handles::default();
         let mut t: u64 = 1_000_000;
         for (event, dt, read_offset) in steps {
             t = t.saturating_add_signed(dt);
@@ -208,10 +280,33 @@ proptest! {
                     prop_assert_eq!(known, model.nodes.contains_key(&k));
                     None
                 }
+                Event::HeartbeatHandle(k) => {
+                    let h = handles.current.get(&k).copied().or_else(|| {
+                        handles.stale.iter().rev().find(|&&(sk, _)| sk == k).map(|&(_, h)| h)
+                    });
+                    if let Some(h) = h {
+                        prop_assert_eq!(tr.heartbeat_handle(h, t), model.nodes.contains_key(&k));
+                    }
+                    None
+                }
+                Event::StaleHeartbeat(n) => {
+                    if !handles.stale.is_empty() {
+                        let (_, h) = handles.stale[n % handles.stale.len()];
+                        prop_assert!(!tr.heartbeat_handle(h, t), "stale handle accepted");
+                    }
+                    None
+                }
                 Event::Unregister(k) => tr.unregister(&k, t),
             };
             let want = model.apply(event, t);
             prop_assert_eq!(got, want, "transition of {:?} at {}", event, t);
+            match event {
+                Event::Register(k) | Event::Observe(k, _) | Event::Unregister(k) => {
+                    handles.track(&tr, &model, k)?;
+                }
+                _ => {}
+            }
+            handles.check(&tr, &model)?;
             check(&tr, &model, t.saturating_add_signed(read_offset))?;
         }
         // Removal leaves nothing behind: unregistering every node empties every structure.
@@ -220,9 +315,32 @@ proptest! {
             prop_assert!(tr.unregister(&k, t).is_some());
             model.apply(Event::Unregister(k), t);
             prop_assert_eq!(tr.node(&k, t), None);
+            handles.track(&tr, &model, k)?;
+            handles.check(&tr, &model)?;
             check(&tr, &model, t)?;
         }
         prop_assert_eq!(tr.metrics(t), LifecycleTracker::<u8>::new().metrics(t));
         prop_assert!(tr.is_empty());
+        // Every handle is stale now, and stays stale when every key registers again into the reused slots; the new
+        // handles work, and carry no heartbeat over.
+        for &(_, h) in &handles.stale {
+            prop_assert!(!tr.heartbeat_handle(h, t));
+        }
+        for k in 0u8..10 {
+            tr.register(&k, t);
+            model.apply(Event::Register(k), t);
+            handles.track(&tr, &model, k)?;
+        }
+        handles.check(&tr, &model)?;
+        for &(_, h) in &handles.stale {
+            prop_assert!(!tr.heartbeat_handle(h, t + 1));
+        }
+        check(&tr, &model, t + 5)?;
+        for k in 0u8..10 {
+            let h = handles.current[&k];
+            prop_assert!(tr.heartbeat_handle(h, t + k as u64));
+            model.apply(Event::HeartbeatHandle(k), t + k as u64);
+        }
+        check(&tr, &model, t + 20)?;
     }
 }

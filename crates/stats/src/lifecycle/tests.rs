@@ -319,3 +319,60 @@ fn nodes_lists_every_node_once() {
     codes.sort();
     assert_eq!(codes, vec![("a", 10), ("b", 30), ("c", 20)]);
 }
+
+#[test]
+fn handles_survive_state_changes_and_go_stale_with_the_node() {
+    let mut tr = LifecycleTracker::new();
+    let b1 = "broker-1".to_string();
+    let b2 = "broker-2".to_string();
+    assert_eq!(tr.handle(&b1), None);
+    tr.register(&b1, 0);
+    tr.register(&b2, 0);
+    let h1 = tr.handle(&b1).unwrap();
+    let h2 = tr.handle(&b2).unwrap();
+    assert_ne!(h1.index(), h2.index());
+    // Same slot through state changes and a re-registration (a new incarnation).
+    tr.observe(&b1, ObservedState::Active, 10);
+    tr.observe(&b1, ObservedState::ControlledShutdown, 20);
+    assert_eq!(
+        tr.register(&b1, 30),
+        t(Some(ControlledShutdown), Some(Startup))
+    );
+    assert_eq!(tr.handle(&b1), Some(h1));
+    assert!(tr.heartbeat_handle(h1, 40));
+    assert!(tr.heartbeat(&b1, 35), "by key: same path, never moves back");
+    assert_eq!(tr.node(&b1, 50).unwrap().ms_since_last_heartbeat, Some(10));
+    assert_eq!(tr.node(&b2, 50).unwrap().ms_since_last_heartbeat, None);
+
+    // Gone: the handle is stale, also once the slot is reused and once the same key is back.
+    tr.unregister(&b1, 60);
+    assert!(!tr.heartbeat_handle(h1, 70));
+    tr.register(&"broker-3".to_string(), 80);
+    let h3 = tr.handle(&"broker-3".to_string()).unwrap();
+    assert_eq!(h3.index(), h1.index(), "the freed slot is reused");
+    assert!(
+        !tr.heartbeat_handle(h1, 90),
+        "stale handle on a reused slot"
+    );
+    assert_eq!(
+        tr.node(&"broker-3".to_string(), 100)
+            .unwrap()
+            .ms_since_last_heartbeat,
+        None
+    );
+    tr.register(&b1, 110);
+    let h1_again = tr.handle(&b1).unwrap();
+    assert_ne!(h1_again, h1);
+    assert!(!tr.heartbeat_handle(h1, 120));
+    assert!(tr.heartbeat_handle(h1_again, 120));
+    assert_eq!(tr.node(&b1, 130).unwrap().ms_since_last_heartbeat, Some(10));
+
+    tr.clear();
+    assert!(
+        [h1_again, h2, h3]
+            .iter()
+            .all(|&h| !tr.heartbeat_handle(h, 140))
+    );
+    tr.register(&b2, 150);
+    assert!(!tr.heartbeat_handle(h2, 160), "stale after clear");
+}

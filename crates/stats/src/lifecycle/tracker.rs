@@ -1,5 +1,6 @@
-//! [`LifecycleTracker`]: the node table, the two pending maps and the per-state counts, kept consistent by every
-//! event in O(1). Owns the transition rules documented on the parent module; not the metric shapes.
+//! [`LifecycleTracker`]: the key → slot map, the node slab, the two pending maps and the per-state counts, kept
+//! consistent by every event in O(1). Owns the transition rules documented on the parent module; not the metric
+//! shapes, not slot reuse and generations (the slab's).
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -7,23 +8,16 @@ use std::hash::Hash;
 use foldhash::fast::RandomState;
 
 use super::pending::PendingSince;
+use super::slab::{NodeEntry, NodeHandle, Slab};
 use super::{LifecycleMetrics, LifecycleState, NodeLifecycle, ObservedState, Transition};
 
-/// The per-node entry: 24 bytes, so the node table stays cache-light.
-#[derive(Debug, Clone, Copy)]
-struct NodeEntry {
-    /// When the node entered `state` (clamped transition time).
-    since_ms: u64,
-    /// Last heartbeat time + 1; 0 means no heartbeat yet.
-    heartbeat_plus_one: u64,
-    state: LifecycleState,
-}
-
 /// Tracks the lifecycle of the nodes of one cluster. Generic over the node key (`u32` broker ids, broker names,
-/// bookie `host:port`, …). See the [module docs](super) for the transition rules.
+/// bookie `host:port`, …). See the [module docs](super) for the transition rules and node handles.
 #[derive(Debug)]
 pub struct LifecycleTracker<K> {
-    nodes: HashMap<K, NodeEntry, RandomState>,
+    /// Key → slot index in `slab`: exactly the registered nodes.
+    index: HashMap<K, u32, RandomState>,
+    slab: Slab,
     startup: PendingSince<K>,
     shutdown: PendingSince<K>,
     /// Nodes per state, indexed by the state's discriminant.
@@ -47,7 +41,8 @@ impl<K: Hash + Eq + Clone> LifecycleTracker<K> {
     /// An empty tracker with room for `nodes` nodes in its node table.
     pub fn with_capacity(nodes: usize) -> Self {
         Self {
-            nodes: HashMap::with_capacity_and_hasher(nodes, RandomState::default()),
+            index: HashMap::with_capacity_and_hasher(nodes, RandomState::default()),
+            slab: Slab::with_capacity(nodes),
             startup: PendingSince::new(),
             shutdown: PendingSince::new(),
             counts: [0; 4],
@@ -57,21 +52,20 @@ impl<K: Hash + Eq + Clone> LifecycleTracker<K> {
 
     /// A registration appeared for `node` at `now_ms`. A new node, or a known node that is not in startup (a new
     /// incarnation), enters startup now; a node already in startup keeps its original start and nothing changes.
-    /// Returns the state change, if any.
+    /// Returns the state change, if any. A known node keeps its slot, so its handle stays valid.
     pub fn register(&mut self, node: &K, now_ms: u64) -> Option<Transition> {
         let now = self.clamp(now_ms);
-        let from = self.nodes.get(node).map(|e| e.state);
-        match from {
-            Some(LifecycleState::Startup) => None,
-            Some(from) => {
-                self.move_to(node, from, LifecycleState::Startup, now);
+        match self.slot_of(node) {
+            Some((_, LifecycleState::Startup)) => None,
+            Some((index, from)) => {
+                self.move_to(node, index, from, LifecycleState::Startup, now);
                 Some(Transition {
                     from: Some(from),
                     to: Some(LifecycleState::Startup),
                 })
             }
             None => {
-                self.insert_new(node, now);
+                self.insert_new(node, now)?;
                 Some(Transition {
                     from: None,
                     to: Some(LifecycleState::Startup),
@@ -90,12 +84,9 @@ impl<K: Hash + Eq + Clone> LifecycleTracker<K> {
         now_ms: u64,
     ) -> Option<Transition> {
         let now = self.clamp(now_ms);
-        let from = match self.nodes.get(node) {
-            Some(e) => Some(e.state),
-            None => {
-                self.insert_new(node, now);
-                None
-            }
+        let (index, from) = match self.slot_of(node) {
+            Some((index, state)) => (index, Some(state)),
+            None => (self.insert_new(node, now)?, None),
         };
         let current = from.unwrap_or(LifecycleState::Startup);
         let to = match (current, observed) {
@@ -105,29 +96,42 @@ impl<K: Hash + Eq + Clone> LifecycleTracker<K> {
             (_, ObservedState::ControlledShutdown) => LifecycleState::ControlledShutdown,
         };
         if to != current {
-            self.move_to(node, current, to, now);
+            self.move_to(node, index, current, to, now);
         }
         (from != Some(to)).then_some(Transition { from, to: Some(to) })
     }
 
-    /// A heartbeat (or any successful answer) from `node` at `now_ms`. The last heartbeat time never moves
-    /// backwards. Returns `false`, changing nothing, if the node is not registered.
+    /// The handle of a registered node, for [`heartbeat_handle`](Self::heartbeat_handle); `None` if `node` is not
+    /// registered. Resolve once per registration and keep it: it stays valid until the node is unregistered.
+    pub fn handle(&self, node: &K) -> Option<NodeHandle> {
+        self.index.get(node).and_then(|&i| self.slab.handle(i))
+    }
+
+    /// A heartbeat (or any successful answer) from `node` at `now_ms`: hashes `node` to its handle, then as
+    /// [`heartbeat_handle`](Self::heartbeat_handle). Returns `false`, changing nothing, if the node is not
+    /// registered.
     #[inline]
     pub fn heartbeat(&mut self, node: &K, now_ms: u64) -> bool {
-        match self.nodes.get_mut(node) {
-            Some(e) => {
-                e.heartbeat_plus_one = e.heartbeat_plus_one.max(now_ms.saturating_add(1));
-                true
-            }
+        match self.handle(node) {
+            Some(h) => self.heartbeat_handle(h, now_ms),
             None => false,
         }
     }
 
-    /// `node` is gone at `now_ms`: every entry for it is removed (node table, pending maps, counts). Returns the
-    /// state it left, or `None` if it was not registered.
+    /// A heartbeat from the node `handle` addresses, at `now_ms`: O(1) without hashing (a bounds check, a
+    /// generation compare and one write to the dense heartbeat array). The last heartbeat time never moves
+    /// backwards. Returns `false`, changing nothing, if the handle is stale (its node was unregistered since).
+    #[inline]
+    pub fn heartbeat_handle(&mut self, handle: NodeHandle, now_ms: u64) -> bool {
+        self.slab.heartbeat(handle, now_ms)
+    }
+
+    /// `node` is gone at `now_ms`: every entry for it is removed (key map, slot, heartbeat, pending maps, counts)
+    /// and its handles go stale. Returns the state it left, or `None` if it was not registered.
     pub fn unregister(&mut self, node: &K, now_ms: u64) -> Option<Transition> {
         self.clamp(now_ms);
-        let entry = self.nodes.remove(node)?;
+        let index = self.index.remove(node)?;
+        let entry = self.slab.remove(index)?;
         self.leave(node, entry.state);
         Some(Transition {
             from: Some(entry.state),
@@ -135,9 +139,10 @@ impl<K: Hash + Eq + Clone> LifecycleTracker<K> {
         })
     }
 
-    /// Forgets every node (e.g. when the cluster is removed from the watch list).
+    /// Forgets every node (e.g. when the cluster is removed from the watch list); every handle goes stale.
     pub fn clear(&mut self) {
-        self.nodes.clear();
+        self.index.clear();
+        self.slab.clear();
         self.startup.clear();
         self.shutdown.clear();
         self.counts = [0; 4];
@@ -153,34 +158,36 @@ impl<K: Hash + Eq + Clone> LifecycleTracker<K> {
             in_controlled_shutdown: self.shutdown.len(),
             fenced,
             active: self.count(LifecycleState::Active),
-            registered: self.nodes.len(),
+            registered: self.index.len(),
             degraded: fenced > 0,
         }
     }
 
     /// One node's lifecycle at `now_ms`, or `None` if it is not registered.
     pub fn node(&self, node: &K, now_ms: u64) -> Option<NodeLifecycle> {
-        self.nodes.get(node).map(|e| read(e, now_ms))
+        self.index.get(node).and_then(|&i| self.read(i, now_ms))
     }
 
     /// Every registered node's lifecycle at `now_ms`, in no particular order.
     pub fn nodes(&self, now_ms: u64) -> impl Iterator<Item = (&K, NodeLifecycle)> + '_ {
-        self.nodes.iter().map(move |(k, e)| (k, read(e, now_ms)))
+        self.index
+            .iter()
+            .filter_map(move |(k, &i)| Some((k, self.read(i, now_ms)?)))
     }
 
     /// A node's state, or `None` if it is not registered.
     pub fn state(&self, node: &K) -> Option<LifecycleState> {
-        self.nodes.get(node).map(|e| e.state)
+        self.slot_of(node).map(|(_, state)| state)
     }
 
     /// The number of registered nodes.
     pub fn len(&self) -> usize {
-        self.nodes.len()
+        self.index.len()
     }
 
     /// Whether no node is registered.
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.index.is_empty()
     }
 
     /// The number of nodes in `state`.
@@ -194,23 +201,36 @@ impl<K: Hash + Eq + Clone> LifecycleTracker<K> {
         self.latest_ms
     }
 
-    fn insert_new(&mut self, node: &K, now: u64) {
-        self.nodes.insert(
-            node.clone(),
-            NodeEntry {
-                since_ms: now,
-                heartbeat_plus_one: 0,
-                state: LifecycleState::Startup,
-            },
-        );
+    /// A registered node's slot index and state.
+    fn slot_of(&self, node: &K) -> Option<(u32, LifecycleState)> {
+        let &index = self.index.get(node)?;
+        self.slab.entry(index).map(|e| (index, e.state))
+    }
+
+    /// Registers a node not yet known in startup at `now`; `None` (nothing registered) only if the slab has no
+    /// slot index left.
+    fn insert_new(&mut self, node: &K, now: u64) -> Option<u32> {
+        let index = self.slab.insert(NodeEntry {
+            since_ms: now,
+            state: LifecycleState::Startup,
+        })?;
+        self.index.insert(node.clone(), index);
         self.enter(node, LifecycleState::Startup, now);
+        Some(index)
     }
 
     /// Moves a registered node from `from` (its current state) to `to` (different) at `now`.
-    fn move_to(&mut self, node: &K, from: LifecycleState, to: LifecycleState, now: u64) {
+    fn move_to(
+        &mut self,
+        node: &K,
+        index: u32,
+        from: LifecycleState,
+        to: LifecycleState,
+        now: u64,
+    ) {
         self.leave(node, from);
         self.enter(node, to, now);
-        if let Some(e) = self.nodes.get_mut(node) {
+        if let Some(e) = self.slab.entry_mut(index) {
             e.state = to;
             e.since_ms = now;
         }
@@ -233,16 +253,18 @@ impl<K: Hash + Eq + Clone> LifecycleTracker<K> {
             LifecycleState::Active | LifecycleState::Fenced => {}
         }
     }
-}
 
-fn read(e: &NodeEntry, now_ms: u64) -> NodeLifecycle {
-    NodeLifecycle {
-        state: e.state,
-        registration_state_code: e.state.code(),
-        ms_in_state: now_ms.saturating_sub(e.since_ms),
-        ms_since_last_heartbeat: e
-            .heartbeat_plus_one
-            .checked_sub(1)
-            .map(|hb| now_ms.saturating_sub(hb)),
+    /// The lifecycle of occupied slot `index` at `now_ms`.
+    fn read(&self, index: u32, now_ms: u64) -> Option<NodeLifecycle> {
+        let e = self.slab.entry(index)?;
+        Some(NodeLifecycle {
+            state: e.state,
+            registration_state_code: e.state.code(),
+            ms_in_state: now_ms.saturating_sub(e.since_ms),
+            ms_since_last_heartbeat: self
+                .slab
+                .last_heartbeat(index)
+                .map(|hb| now_ms.saturating_sub(hb)),
+        })
     }
 }

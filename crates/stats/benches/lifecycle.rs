@@ -55,14 +55,19 @@ fn heartbeat_round_robin<K: std::hash::Hash + Eq + Clone>(
 
 /// `BATCH` heartbeats per iteration by handle, round-robin over the handles of `n` `u32` nodes in registration
 /// order: no hashing, one bounds check, one generation compare, one write to the dense heartbeat array.
-fn heartbeat_by_handle(c: &mut Criterion) {
-    let mut g = c.benchmark_group("lifecycle_heartbeat_handle");
+/// With `shuffled`, the handles are swept in a fixed pseudo-random order instead: what a collector that does not
+/// keep its node list in registration order pays (the slab is then read at random places too).
+fn heartbeat_by_handle(c: &mut Criterion, name: &str, shuffled: bool) {
+    let mut g = c.benchmark_group(name);
     g.throughput(Throughput::Elements(BATCH as u64));
     for n in SIZES {
         let keys: Vec<u32> = (0..n as u32).collect();
         let mut tr = tracker(&keys);
-        let handles: Vec<NodeHandle> = keys.iter().filter_map(|k| tr.handle(k)).collect();
+        let mut handles: Vec<NodeHandle> = keys.iter().filter_map(|k| tr.handle(k)).collect();
         assert_eq!(handles.len(), n);
+        if shuffled {
+            shuffle(&mut handles);
+        }
         let mut i = 0usize;
         let mut now = 1_000u64;
         g.bench_function(BenchmarkId::from_parameter(n), |b| {
@@ -79,6 +84,17 @@ fn heartbeat_by_handle(c: &mut Criterion) {
         });
     }
     g.finish();
+}
+
+/// A deterministic Fisher-Yates shuffle (xorshift64), so runs compare.
+fn shuffle<T>(v: &mut [T]) {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for i in (1..v.len()).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v.swap(i, (x % (i as u64 + 1)) as usize);
+    }
 }
 
 /// The floor any keyed heartbeat pays: a bare `HashMap<u32, u64>` (same hasher) updated round-robin, so the
@@ -110,7 +126,8 @@ fn bare_map_floor(c: &mut Criterion) {
 }
 
 fn heartbeats(c: &mut Criterion) {
-    heartbeat_by_handle(c);
+    heartbeat_by_handle(c, "lifecycle_heartbeat_handle", false);
+    heartbeat_by_handle(c, "lifecycle_heartbeat_handle_shuffled", true);
     heartbeat_round_robin(c, "lifecycle_heartbeat_u32", |n| (0..n as u32).collect());
     bare_map_floor(c);
     heartbeat_round_robin(c, "lifecycle_heartbeat_string", |n| {

@@ -12,13 +12,32 @@ use mqwatch_cli::state::StateDir;
 use mqwatch_model::{ClusterSnapshot, Finding, FindingKind, Span, Subject, TrafficMetric};
 use mqwatch_rocketmq::client::AdminClient;
 use mqwatch_state::ClusterState;
+use mqwatch_testkit::poll_until;
 use mqwatch_testkit::process::PeerProcess;
 use mqwatch_testkit::rocketmq::{BrokerSpec, RocketMqCluster};
-use mqwatch_testkit::{eventually, poll_until};
 use std::process::Command;
 use std::time::Duration;
 
 const DEADLINE: Duration = Duration::from_secs(90);
+
+/// Re-runs an async block (which may borrow test state mutably) until it yields `Some`, or fails after
+/// [`DEADLINE`]. Polls every 200 ms; never a fixed sleep standing in for synchronisation.
+macro_rules! eventually {
+    ($what:expr, $body:expr) => {{
+        let start = std::time::Instant::now();
+        loop {
+            if let Some(v) = $body.await {
+                break v;
+            }
+            assert!(
+                start.elapsed() < DEADLINE,
+                "timed out after {DEADLINE:?} waiting for {}",
+                $what
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }};
+}
 
 /// mqwatch pointed at a test cluster: config, state directory, in-memory state, admin client.
 struct Watch {
@@ -151,11 +170,10 @@ async fn traffic_counts_equal_what_was_produced() {
     create_topic(&cluster, &watch, "traffic-t", 4).await;
     produce(&cluster, "traffic-t", 200, 128);
 
-    let r = eventually("200 messages in the topic's queues", DEADLINE, || async {
+    let r = eventually!("200 messages in the topic's queues", async {
         let r = watch.cycle().await;
         (topic_messages(&r.snapshot, "traffic-t") == 200).then_some(r)
-    })
-    .await;
+    });
     assert_eq!(
         r.snapshot
             .logs
@@ -166,7 +184,7 @@ async fn traffic_counts_equal_what_was_produced() {
     );
 
     // The brokers' own minute counters (VIEW_BROKER_STATS_DATA) fill within ~10-25 s.
-    let (messages, bytes) = eventually("the brokers' minute counters", DEADLINE, || async {
+    let (messages, bytes) = eventually!("the brokers' minute counters", async {
         let r = watch.cycle().await;
         let sum = |m: TrafficMetric| -> u64 {
             r.snapshot
@@ -183,8 +201,7 @@ async fn traffic_counts_equal_what_was_produced() {
             sum(TrafficMetric::ProduceBytes),
         );
         (got.0 == 200).then_some(got)
-    })
-    .await;
+    });
     assert_eq!(messages, 200);
     assert!(
         bytes >= 200 * 128,
@@ -199,32 +216,29 @@ async fn a_stopped_consumer_leaves_a_backlog_of_the_right_count_and_a_growing_ag
     create_topic(&cluster, &watch, "backlog-t", 4).await;
     let mut c = consumer(&cluster, "backlog-t", "backlog-g", "ok");
     produce(&cluster, "backlog-t", 40, 64);
-    eventually("the consumer to commit everything", DEADLINE, || async {
+    eventually!("the consumer to commit everything", async {
         let r = watch.cycle().await;
         (group_lag(&r.snapshot, "backlog-g") == Some((0, 4))).then_some(())
-    })
-    .await;
+    });
     c.kill();
     produce(&cluster, "backlog-t", 30, 64);
 
-    let first = eventually("a backlog finding", DEADLINE, || async {
+    let first = eventually!("a backlog finding", async {
         let r = watch.cycle().await;
         find(&r.findings, FindingKind::Backlog, "backlog-g").cloned()
-    })
-    .await;
+    });
     assert_eq!(
         first.evidence.get("count"),
         Some(&serde_json::json!(30)),
         "{first:?}"
     );
     let age = |f: &Finding| f.evidence.get("age_ms").and_then(|v| v.as_u64()).unwrap();
-    let later = eventually("the backlog to age", DEADLINE, || async {
+    let later = eventually!("the backlog to age", async {
         let r = watch.cycle().await;
         find(&r.findings, FindingKind::Backlog, "backlog-g")
             .filter(|f| age(f) > age(&first) + 1_000)
             .cloned()
-    })
-    .await;
+    });
     assert_eq!(later.evidence.get("count"), Some(&serde_json::json!(30)));
     assert_eq!(
         later.first_seen_ms, first.first_seen_ms,
@@ -239,14 +253,13 @@ async fn a_consumer_blocked_in_its_handler_is_client_blocked() {
     create_topic(&cluster, &watch, "block-t", 2).await;
     let _c = consumer(&cluster, "block-t", "block-g", "block");
     produce(&cluster, "block-t", 20, 64);
-    let f = eventually("a client_blocked finding", DEADLINE, || async {
+    let f = eventually!("a client_blocked finding", async {
         let r = watch.cycle().await;
         r.findings
             .iter()
             .find(|f| f.kind == FindingKind::ClientBlocked)
             .cloned()
-    })
-    .await;
+    });
     assert_eq!(f.evidence.get("group"), Some(&serde_json::json!("block-g")));
     assert!(
         f.evidence
@@ -271,18 +284,16 @@ async fn rejected_messages_are_a_consume_failure_with_the_right_count() {
             .find(|g| g.group.name == "reject-g")?
             .retry_total
     };
-    let before = eventually("the group's retry topic", DEADLINE, || async {
+    let before = eventually!("the group's retry topic", async {
         let r = watch.cycle().await;
         retry_total(&r.snapshot).map(|_| r.snapshot)
-    })
-    .await;
+    });
     let base = retry_total(&before).unwrap();
     produce(&cluster, "reject-t", 20, 64);
-    let after = eventually("20 messages sent back for retry", DEADLINE, || async {
+    let after = eventually!("20 messages sent back for retry", async {
         let r = watch.cycle().await;
         (retry_total(&r.snapshot) == Some(base + 20)).then_some(r.snapshot)
-    })
-    .await;
+    });
     let f = mqwatch_checks::failures::consume_failure(
         &before,
         &after,
@@ -326,12 +337,11 @@ async fn a_killed_broker_is_broker_down_and_leaves_the_lifecycle_within_two_cycl
         BrokerSpec::master("broker-b"),
     ]);
     let mut watch = Watch::new(&cluster);
-    eventually("both brokers registered and active", DEADLINE, || async {
+    eventually!("both brokers registered and active", async {
         let r = watch.cycle().await;
         let m = watch.memory.lifecycle.metrics(now_ms());
         (m.active == 2 && r.findings.is_empty()).then_some(())
-    })
-    .await;
+    });
     cluster.broker("broker-b", 0).process.kill();
     let mut down = None;
     for _ in 0..2 {
@@ -354,7 +364,7 @@ async fn a_stopped_slave_is_reported() {
         BrokerSpec::slave("broker-a"),
     ]);
     let mut watch = Watch::new(&cluster);
-    eventually("master and slave registered", DEADLINE, || async {
+    eventually!("master and slave registered", async {
         let r = watch.cycle().await;
         let up = r
             .snapshot
@@ -363,13 +373,12 @@ async fn a_stopped_slave_is_reported() {
             .filter(|n| n.node.name.starts_with("broker-a:") && n.answered)
             .count();
         (up == 2).then_some(())
-    })
-    .await;
+    });
     cluster
         .broker("broker-a", 1)
         .process
         .stop(Duration::from_secs(10));
-    let f = eventually("the slave reported", DEADLINE, || async {
+    let f = eventually!("the slave reported", async {
         let r = watch.cycle().await;
         r.findings
             .iter()
@@ -380,7 +389,6 @@ async fn a_stopped_slave_is_reported() {
                 ) && f.subject.to_string().contains("broker-a:1")
             })
             .cloned()
-    })
-    .await;
+    });
     assert!(f.message.contains("broker-a:1"), "{f:?}");
 }

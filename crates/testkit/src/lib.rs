@@ -37,25 +37,6 @@ pub fn poll_until<T>(what: &str, deadline: Duration, mut probe: impl FnMut() -> 
     }
 }
 
-/// Async [`poll_until`]: awaits `probe` until it returns `Some`, or panics with `what` after `deadline`.
-pub async fn eventually<T, F, Fut>(what: &str, deadline: Duration, mut probe: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
-{
-    let start = Instant::now();
-    loop {
-        if let Some(v) = probe().await {
-            return v;
-        }
-        assert!(
-            start.elapsed() < deadline,
-            "timed out after {deadline:?} waiting for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
 /// A plain HTTP/1.0 GET against a loopback server: `(status, body)`, or `None` if nothing answered.
 pub fn http_get(addr: &str, path: &str) -> Option<(u16, String)> {
     use std::io::{Read, Write};

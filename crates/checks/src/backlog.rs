@@ -94,17 +94,14 @@ pub fn check(s: &ClusterSnapshot, t: &BacklogThresholds, now_ms: u64) -> Vec<Fin
                 group: g.group.clone(),
                 topic: None,
             };
-            Some(
-                Finding::new(
-                    FindingKind::Backlog,
-                    &s.cluster,
-                    crate::engine(s),
-                    subject,
-                    message,
-                    now_ms,
-                )
-                .with_evidence(evidence),
-            )
+            Some(crate::finding(
+                s,
+                FindingKind::Backlog,
+                subject,
+                message,
+                evidence,
+                now_ms,
+            ))
         })
         .collect()
 }

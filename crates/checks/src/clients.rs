@@ -51,17 +51,14 @@ pub fn client_blocked(
             let subject = Subject::Client {
                 client_id: c.client_id.clone(),
             };
-            out.push(
-                Finding::new(
-                    FindingKind::ClientBlocked,
-                    &s.cluster,
-                    crate::engine(s),
-                    subject,
-                    message,
-                    now_ms,
-                )
-                .with_evidence(evidence),
-            );
+            out.push(crate::finding(
+                s,
+                FindingKind::ClientBlocked,
+                subject,
+                message,
+                evidence,
+                now_ms,
+            ));
         }
     }
     out

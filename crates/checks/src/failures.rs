@@ -36,15 +36,14 @@ pub fn consume_failure(
                 group: g.group.clone(),
                 topic,
             };
-            Finding::new(
+            crate::finding(
+                cur,
                 FindingKind::ConsumeFailure,
-                &cur.cluster,
-                crate::engine(cur),
                 subject,
                 message,
+                evidence,
                 now_ms,
             )
-            .with_evidence(evidence)
         };
         if let Some(n) = retries(p, g).filter(|&n| n >= t.retries) {
             let message = format!(

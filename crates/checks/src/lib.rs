@@ -62,3 +62,15 @@ pub fn run_all(
 pub(crate) fn engine(s: &ClusterSnapshot) -> Engine {
     s.engine.unwrap_or(Engine::Rocketmq)
 }
+
+/// A finding about `subject` of the snapshot's cluster.
+pub(crate) fn finding(
+    s: &ClusterSnapshot,
+    kind: mqwatch_model::FindingKind,
+    subject: mqwatch_model::Subject,
+    message: String,
+    evidence: mqwatch_model::Evidence,
+    now_ms: u64,
+) -> Finding {
+    Finding::new(kind, &s.cluster, engine(s), subject, message, now_ms).with_evidence(evidence)
+}

@@ -45,10 +45,7 @@ pub fn node_down(s: &ClusterSnapshot, now_ms: u64) -> Vec<Finding> {
             let subject = Subject::Node {
                 node: n.node.clone(),
             };
-            Some(
-                Finding::new(kind, &s.cluster, crate::engine(s), subject, message, now_ms)
-                    .with_evidence(evidence),
-            )
+            Some(crate::finding(s, kind, subject, message, evidence, now_ms))
         })
         .collect()
 }
@@ -124,17 +121,14 @@ pub fn slave_fall_behind(
             let subject = Subject::Node {
                 node: slave.node.clone(),
             };
-            Some(
-                Finding::new(
-                    FindingKind::SlaveFallBehind,
-                    &s.cluster,
-                    crate::engine(s),
-                    subject,
-                    message,
-                    now_ms,
-                )
-                .with_evidence(evidence),
-            )
+            Some(crate::finding(
+                s,
+                FindingKind::SlaveFallBehind,
+                subject,
+                message,
+                evidence,
+                now_ms,
+            ))
         })
         .collect()
 }

@@ -217,11 +217,7 @@ impl AdminClient {
         topic: &str,
         queue_id: i32,
     ) -> Result<i64, AdminError> {
-        let ext = [
-            ("topic", topic.to_string()),
-            ("queueId", queue_id.to_string()),
-        ];
-        self.ext_i64(broker, RequestCode::GET_MAX_OFFSET, &ext, "offset")
+        self.queue_offset(broker, RequestCode::GET_MAX_OFFSET, topic, queue_id)
             .await
     }
 
@@ -232,12 +228,22 @@ impl AdminClient {
         topic: &str,
         queue_id: i32,
     ) -> Result<i64, AdminError> {
+        self.queue_offset(broker, RequestCode::GET_MIN_OFFSET, topic, queue_id)
+            .await
+    }
+
+    async fn queue_offset(
+        &self,
+        broker: &str,
+        code: RequestCode,
+        topic: &str,
+        queue_id: i32,
+    ) -> Result<i64, AdminError> {
         let ext = [
             ("topic", topic.to_string()),
             ("queueId", queue_id.to_string()),
         ];
-        self.ext_i64(broker, RequestCode::GET_MIN_OFFSET, &ext, "offset")
-            .await
+        self.ext_i64(broker, code, &ext, "offset").await
     }
 
     /// VIEW_BROKER_STATS_DATA; `Ok(None)` when the broker has no data for the key yet.

@@ -1,36 +1,43 @@
 //! One key of a [`StatsSet`](super::StatsSet): its cumulative counters, its three snapshot rings and the
 //! retire flag that lets an idle item leave the map without losing a concurrent add.
 //!
-//! What it owns: the hot-path add (two atomic adds and one load), sampling one item, computing a window from
+//! What it owns: the hot-path add (four atomic read-modify-writes), sampling one item, computing a window from
 //! a ring, and the item half of the eviction protocol. What it does not: the map, scheduling, or choosing
 //! which items to evict (see `mod.rs`).
 //!
 //! # Eviction without losing adds
 //!
-//! An adder runs, all `SeqCst`: `A1 value.fetch_add(v)`, `A2 times.fetch_add(t)`, `A3 retired.load()`; if
-//! A3 reads `true` it undoes both adds and retries through the map. The evictor (serialised with sampling by
-//! the set's maintenance lock) runs `E1 retired.store(true)`, `E2 value.load()`, `E3 times.load()` and evicts
-//! only if both equal the values recorded at the last sampling; otherwise it clears the flag.
+//! Each item has a `gate` word: bit 63 is RETIRED, the low bits count adders inside their add. An adder
+//! does `A1 gate.fetch_add(1)`; if the returned word had RETIRED it takes its 1 back and retries through the
+//! map without touching the counters. Otherwise it adds to `value` and `times` and leaves with `A4
+//! gate.fetch_sub(1)` (Release). The evictor (serialised with sampling by the set's maintenance lock) does
+//! `E1 gate.fetch_or(RETIRED)`, then waits until the count in `gate` is 0, then reads the counters and
+//! removes the item only if they still equal the last sampled ones; otherwise it clears RETIRED.
 //!
-//! All six operations are `SeqCst`, so they sit in one total order S consistent with program order. Take an
-//! adder whose add is *not* undone: its A3 read `false`, and the only store of `true` is E1, so A3 precedes E1
-//! in S, hence A1 < A2 < A3 < E1 < E2 < E3 in S, and E2/E3 (SeqCst loads) see A1/A2 or later values. So an
-//! add that stays in the item is visible to the evictor's check, which then aborts because the counters
-//! moved. An adder whose A3 reads `true` undoes its add and re-adds through the map: to this item again if
-//! the evictor aborted, or to a fresh item once the evictor removed this one. Either way nothing is lost.
+//! Why that is exact: all writes to `gate` are read-modify-writes, so they are totally ordered. An adder
+//! whose A1 comes before E1 is counted in the word E1 sees, and the evictor's wait ends only at a word after
+//! that adder's A4; that load (Acquire) reads from A4's release sequence, so the adder's counter updates
+//! happen-before the evictor reads them. An adder whose A1 comes after E1 sees RETIRED and never touches the
+//! counters. So after the wait the counters are final for as long as RETIRED stays set: an evicted item's
+//! totals are exactly what was added to it, the check is exact (no undo, hence no transient values that a
+//! sampling could capture), and an add either stays in a live item or goes to the fresh item that replaces
+//! an evicted one.
 //!
-//! One caveat, stated for exactness: the check compares counters by equality, so it could be fooled only if
-//! the adds that stay in the item and the adds still waiting to be undone summed to a multiple of 2^64 in
-//! `value` *and* in `times` at the same instant. With real counts (bytes, messages, milliseconds) that cannot
-//! happen; a counter would have to be fed deltas near 2^64.
+//! An earlier design undid adds that found the flag set (add, add, check, undo). It loses nothing, but a
+//! sampling can capture an add that is about to be undone as the item's idle baseline; a later eviction then
+//! reports that add although it moved to a fresh item (a double count the race test caught).
 //!
-//! Adders that find the flag set spin (then yield) until the evictor has either removed the item or cleared
-//! the flag, a window of a few instructions in the evictor with no lock held by it that adders need.
+//! Waiting: adders that find RETIRED spin (then yield) until the evictor has removed the item or cleared the
+//! flag; the evictor spins (then yields) until adders already inside their add leave, a few instructions.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
 use std::sync::{Mutex, MutexGuard};
 
 use super::{ItemStats, Sampled, Totals, Window, WindowStats};
+
+/// The flag bit in [`Item`]'s gate word; the bits below count adders in flight.
+const RETIRED: u64 = 1 << 63;
 
 /// Sampling period of the minute window (ms).
 pub(crate) const MINUTE_PERIOD_MS: u64 = 10_000;
@@ -151,7 +158,8 @@ struct ItemState {
 pub(crate) struct Item {
     value: AtomicU64,
     times: AtomicU64,
-    retired: AtomicBool,
+    /// [`RETIRED`] flag and the number of adders inside [`Item::try_add`].
+    gate: AtomicU64,
     state: Mutex<ItemState>,
 }
 
@@ -166,7 +174,7 @@ impl Item {
         Self {
             value: AtomicU64::new(0),
             times: AtomicU64::new(0),
-            retired: AtomicBool::new(false),
+            gate: AtomicU64::new(0),
             state: Mutex::new(ItemState {
                 minute: Ring::new(),
                 hour: Ring::new(),
@@ -184,28 +192,30 @@ impl Item {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The hot path. Returns false (with the add undone) when the item is being evicted: retry via the map.
+    /// The hot path. Returns false without touching the counters when the item is being evicted; the caller
+    /// retries via the map.
     #[inline]
     pub(crate) fn try_add(&self, value: u64, times: u64) -> bool {
-        self.value.fetch_add(value, SeqCst);
-        self.times.fetch_add(times, SeqCst);
-        if !self.retired.load(SeqCst) {
-            return true;
+        if self.gate.fetch_add(1, Acquire) & RETIRED != 0 {
+            self.gate.fetch_sub(1, Release);
+            return false;
         }
-        self.value.fetch_sub(value, SeqCst);
-        self.times.fetch_sub(times, SeqCst);
-        false
+        self.value.fetch_add(value, Relaxed);
+        self.times.fetch_add(times, Relaxed);
+        self.gate.fetch_sub(1, Release);
+        true
     }
 
     /// Whether an evictor has flagged this item (it will be removed or the flag cleared shortly).
     pub(crate) fn is_retired(&self) -> bool {
-        self.retired.load(SeqCst)
+        self.gate.load(Acquire) & RETIRED != 0
     }
 
+    /// The counters; exact once no adder is inside its add, otherwise possibly mid-add.
     pub(crate) fn totals(&self) -> Totals {
         Totals {
-            value: self.value.load(SeqCst),
-            times: self.times.load(SeqCst),
+            value: self.value.load(Acquire),
+            times: self.times.load(Acquire),
         }
     }
 
@@ -252,27 +262,48 @@ impl Item {
     }
 
     /// The evictor's half of the protocol (caller holds the set's maintenance lock). If the item has been
-    /// sampled, unchanged for at least `idle_ms` at its samplings, and its counters still equal the last
-    /// sampled ones after the flag is up, the item stays flagged and its final totals are returned; the
-    /// caller must then remove it from the map or call [`Item::unretire`].
+    /// sampled, unchanged for at least `idle_ms` at its samplings, and its counters, once adders in flight
+    /// have left, still equal the last sampled ones, the item stays RETIRED and its final totals are
+    /// returned; the caller must then remove it from the map or call [`Item::unretire`].
     pub(crate) fn try_retire(&self, now_ms: u64, idle_ms: u64) -> Option<Totals> {
-        let st = self.state();
-        if !st.sampled || now_ms.saturating_sub(st.changed_ms) < idle_ms {
+        let seen = {
+            let st = self.state();
+            if !st.sampled || now_ms.saturating_sub(st.changed_ms) < idle_ms {
+                return None;
+            }
+            Totals {
+                value: st.seen_value,
+                times: st.seen_times,
+            }
+        };
+        let mut word = self.gate.fetch_or(RETIRED, AcqRel);
+        let mut spins = 0u32;
+        while word & !RETIRED != 0 {
+            spin_then_yield(&mut spins);
+            word = self.gate.load(Acquire);
+        }
+        let now = self.totals();
+        if now != seen {
+            self.unretire();
             return None;
         }
-        self.retired.store(true, SeqCst); // E1
-        let value = self.value.load(SeqCst); // E2
-        let times = self.times.load(SeqCst); // E3
-        if value != st.seen_value || times != st.seen_times {
-            self.retired.store(false, SeqCst);
-            return None;
-        }
-        Some(Totals { value, times })
+        Some(now)
     }
 
     /// Cancels a [`Item::try_retire`] whose removal did not happen.
     pub(crate) fn unretire(&self) {
-        self.retired.store(false, SeqCst);
+        self.gate.fetch_and(!RETIRED, Release);
+    }
+}
+
+/// Busy-waits briefly, then gives the CPU away: for waits that end after a few instructions of another
+/// thread, unless that thread was descheduled.
+pub(crate) fn spin_then_yield(spins: &mut u32) {
+    *spins = spins.saturating_add(1);
+    if *spins < 64 {
+        std::hint::spin_loop();
+    } else {
+        std::thread::yield_now();
     }
 }
 
@@ -314,7 +345,7 @@ mod tests {
     }
 
     #[test]
-    fn add_is_undone_on_a_retired_item() {
+    fn add_is_refused_on_a_retired_item() {
         let it = Item::new();
         assert!(it.try_add(3, 1));
         it.sample(

@@ -180,7 +180,7 @@ impl StatsSet {
     }
 
     /// Adds `value` and `times` to `key`'s counters, creating the key on first use (RocketMQ `addValue`).
-    /// Lock-free: a map lookup and three atomic operations. Counters wrap on overflow.
+    /// Lock-free: a map lookup and four atomic read-modify-writes on one item. Counters wrap on overflow.
     pub fn add(&self, key: &str, value: u64, times: u64) {
         let guard = self.map.guard();
         let mut item = match self.map.get(key, &guard) {
@@ -201,14 +201,7 @@ impl StatsSet {
                     }
                     // Our guard keeps the retired item alive, so its address cannot be reused meanwhile.
                     Some(cur) if !std::ptr::eq(cur, item) || !cur.is_retired() => break cur,
-                    Some(_) => {
-                        spins += 1;
-                        if spins < 64 {
-                            std::hint::spin_loop();
-                        } else {
-                            std::thread::yield_now();
-                        }
-                    }
+                    Some(_) => item::spin_then_yield(&mut spins),
                 }
             };
         }

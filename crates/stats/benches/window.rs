@@ -3,7 +3,8 @@
 //! Owns only measurement. Keys: 1 000 topic-like strings cycled; with 2 threads, thread 1 starts half-way
 //! round so the two threads rarely touch the same key at once. `*/1t` time is per add; `*/2t` time is wall
 //! time per add *per thread* (each iteration is one add on each of the two threads, timed from a barrier).
-//! `first_use` adds each key once to a fresh structure, so every add creates its key.
+//! `first_use` adds each key once to a fresh structure, so every add creates its key. `stats_set_adder` uses
+//! one `StatsSet::adder()` handle per thread per measurement instead of `StatsSet::add`.
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -29,6 +30,23 @@ trait Adder: Sync {
 impl Adder for StatsSet {
     fn add(&self, key: &str, value: u64, times: u64) {
         StatsSet::add(self, key, value, times);
+    }
+}
+
+/// `StatsSet` through an `Adder` made once per thread per measurement (the map pinned once).
+struct Pinned<'a>(&'a StatsSet);
+
+impl Pinned<'_> {
+    fn run(&self, keys: &[String], start: usize, iters: u64) {
+        let adder = self.0.adder();
+        let mut i = start;
+        for n in 0..iters {
+            adder.add(black_box(&keys[i]), black_box(n & 1023), 1);
+            i += 1;
+            if i == keys.len() {
+                i = 0;
+            }
+        }
     }
 }
 
@@ -64,15 +82,20 @@ fn run(a: &impl Adder, keys: &[String], start: usize, iters: u64) {
 }
 
 fn timed_threads(a: &impl Adder, keys: &[String], threads: usize, iters: u64) -> Duration {
+    timed(threads, |t| run(a, keys, t * keys.len() / threads, iters))
+}
+
+/// Runs `work(thread_index)` on `threads` threads released together; returns the slowest thread's time.
+fn timed(threads: usize, work: impl Fn(usize) + Sync) -> Duration {
     let barrier = Barrier::new(threads);
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
-                let barrier = &barrier;
+                let (barrier, work) = (&barrier, &work);
                 s.spawn(move || {
                     barrier.wait();
                     let t0 = Instant::now();
-                    run(a, keys, t * keys.len() / threads, iters);
+                    work(t);
                     t0.elapsed()
                 })
             })
@@ -106,6 +129,15 @@ fn bench(c: &mut Criterion) {
     g.bench_function("mutex_hashmap/2t", |b| {
         b.iter_custom(|iters| timed_threads(&mutex, &keys, 2, iters))
     });
+    for threads in [1, 2] {
+        g.bench_function(format!("stats_set_adder/{threads}t"), |b| {
+            b.iter_custom(|iters| {
+                timed(threads, |t| {
+                    Pinned(&set).run(&keys, t * KEYS / threads, iters)
+                })
+            })
+        });
+    }
 
     // Every add creates its key: fresh structures of KEYS keys, only the adds timed.
     fn first_use<A: Adder>(keys: &[String], iters: u64, fresh: impl Fn() -> A) -> Duration {

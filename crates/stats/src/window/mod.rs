@@ -186,24 +186,36 @@ impl StatsSet {
     /// Adds `value` and `times` to `key`'s counters, creating the key on first use (RocketMQ `addValue`).
     /// Lock-free: a map lookup and four atomic read-modify-writes on one item. Counters wrap on overflow.
     pub fn add(&self, key: &str, value: u64, times: u64) {
-        let guard = self.map.guard();
-        let mut item = match self.map.get(key, &guard) {
+        self.add_in(&self.map.guard(), key, value, times);
+    }
+
+    /// A handle for many adds from one thread: it pins the map once instead of once per add. Keep it
+    /// short-lived (e.g. one batch of samples): while it lives, memory of evicted keys is not reclaimed.
+    pub fn adder(&self) -> Adder<'_> {
+        Adder {
+            set: self,
+            guard: self.map.guard(),
+        }
+    }
+
+    fn add_in(&self, guard: &impl papaya::Guard, key: &str, value: u64, times: u64) {
+        let mut item = match self.map.get(key, guard) {
             Some(item) => item,
             None => self
                 .map
-                .get_or_insert_with(key.to_owned(), Item::new, &guard),
+                .get_or_insert_with(key.to_owned(), Item::new, guard),
         };
         // Loops only while an evictor is retiring `item` (see `item.rs` for the protocol).
         while !item.try_add(value, times) {
             let mut spins = 0u32;
             item = loop {
-                match self.map.get(key, &guard) {
+                match self.map.get(key, guard) {
                     None => {
                         break self
                             .map
-                            .get_or_insert_with(key.to_owned(), Item::new, &guard);
+                            .get_or_insert_with(key.to_owned(), Item::new, guard);
                     }
-                    // Our guard keeps the retired item alive, so its address cannot be reused meanwhile.
+                    // The guard keeps the retired item alive, so its address cannot be reused meanwhile.
                     Some(cur) if !std::ptr::eq(cur, item) || !cur.is_retired() => break cur,
                     Some(_) => item::spin_then_yield(&mut spins),
                 }
@@ -314,6 +326,25 @@ impl StatsSet {
     /// Whether the set has no keys.
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
+    }
+}
+
+/// Adds to a [`StatsSet`] from one thread with the map pinned once: see [`StatsSet::adder`].
+pub struct Adder<'a> {
+    set: &'a StatsSet,
+    guard: papaya::LocalGuard<'a>,
+}
+
+impl Adder<'_> {
+    /// Same as [`StatsSet::add`].
+    pub fn add(&self, key: &str, value: u64, times: u64) {
+        self.set.add_in(&self.guard, key, value, times);
+    }
+}
+
+impl fmt::Debug for Adder<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Adder").finish_non_exhaustive()
     }
 }
 

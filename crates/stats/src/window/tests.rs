@@ -197,3 +197,23 @@ fn clock_going_backwards_samples_nothing_and_does_not_panic() {
     assert_eq!(s.evict_idle(0, u64::MAX), 0);
     assert_eq!(s.minute("k").unwrap().sum, 1);
 }
+
+#[test]
+fn adder_handle_adds_like_add() {
+    let s = StatsSet::new();
+    {
+        let a = s.adder();
+        a.add("k", 3, 1);
+        a.add("k", 4, 1);
+        a.add("j", 1, 0);
+    }
+    s.add("k", 1, 1);
+    assert_eq!(s.totals("k"), Some(Totals { value: 8, times: 3 }));
+    assert_eq!(s.totals("j"), Some(Totals { value: 1, times: 0 }));
+    // An adder also follows a key through eviction.
+    let a = s.adder();
+    s.tick(T0);
+    assert_eq!(s.evict_idle(T0, 0), 2);
+    a.add("k", 5, 1);
+    assert_eq!(s.totals("k"), Some(Totals { value: 5, times: 1 }));
+}

@@ -29,10 +29,10 @@ use serde::Serialize;
 use item::{DAY_PERIOD_MS, HOUR_PERIOD_MS, Item, MINUTE_PERIOD_MS};
 
 /// Approximate heap bytes one key costs on a 64-bit target, not counting the key's own characters (add
-/// `key.len()`, rounded up by the allocator): the map entry (`String` header + item with its 39 fixed-size
+/// `key.len()`, rounded up by the allocator): the map entry (`Box<str>` header + item with its 39 fixed-size
 /// snapshots, 24 bytes each) plus [`TABLE_BYTES_PER_KEY`] of hash table. Nothing is allocated per tick.
 /// A unit test keeps this figure equal to the real `size_of` sum.
-pub const BYTES_PER_KEY: usize = 1_048 + TABLE_BYTES_PER_KEY;
+pub const BYTES_PER_KEY: usize = 1_040 + TABLE_BYTES_PER_KEY;
 
 /// The hash table's share per key, estimated: papaya keeps one pointer and one metadata byte per slot at a
 /// load factor between about 42 % and 85 %, i.e. 11 to 21 bytes per key; 16 is the figure used here.
@@ -135,7 +135,8 @@ impl Schedule {
     }
 }
 
-type Map = papaya::HashMap<String, Item, foldhash::fast::RandomState>;
+/// Keys are `Box<str>` (16 bytes, not 24: a key never grows).
+type Map = papaya::HashMap<Box<str>, Item, foldhash::fast::RandomState>;
 
 /// A keyed set of counters with minute/hour/day windows (RocketMQ `StatsItemSet`).
 ///
@@ -203,7 +204,7 @@ impl StatsSet {
             Some(item) => item,
             None => self
                 .map
-                .get_or_insert_with(key.to_owned(), Item::new, guard),
+                .get_or_insert_with(Box::from(key), Item::new, guard),
         };
         // Loops only while an evictor is retiring `item` (see `item.rs` for the protocol).
         while !item.try_add(value, times) {
@@ -213,7 +214,7 @@ impl StatsSet {
                     None => {
                         break self
                             .map
-                            .get_or_insert_with(key.to_owned(), Item::new, guard);
+                            .get_or_insert_with(Box::from(key), Item::new, guard);
                     }
                     // The guard keeps the retired item alive, so its address cannot be reused meanwhile.
                     Some(cur) if !std::ptr::eq(cur, item) || !cur.is_retired() => break cur,
@@ -260,7 +261,7 @@ impl StatsSet {
             };
             match self
                 .map
-                .remove_if(key.as_str(), |_, v| std::ptr::eq(v, item), &guard)
+                .remove_if(&**key, |_, v| std::ptr::eq(v, item), &guard)
             {
                 Ok(Some(_)) => {
                     evicted += 1;
@@ -315,7 +316,7 @@ impl StatsSet {
     /// All keys, in no particular order.
     pub fn keys(&self) -> Vec<String> {
         let guard = self.map.guard();
-        self.map.keys(&guard).cloned().collect()
+        self.map.keys(&guard).map(|k| k.to_string()).collect()
     }
 
     /// Number of keys.

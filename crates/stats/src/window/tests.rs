@@ -7,8 +7,8 @@ const T0: u64 = 1_700_000_000_000;
 
 #[test]
 fn bytes_per_key_matches_the_real_sizes() {
-    // papaya stores each key as one boxed `Entry { key: String, value: Item }`.
-    let entry = std::mem::size_of::<(String, Item)>();
+    // papaya stores each key as one boxed `Entry { key: Box<str>, value: Item }`.
+    let entry = std::mem::size_of::<(Box<str>, Item)>();
     assert_eq!(
         BYTES_PER_KEY,
         entry + TABLE_BYTES_PER_KEY,

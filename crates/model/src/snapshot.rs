@@ -180,6 +180,9 @@ pub struct TrafficSample {
     pub node: NodeRef,
     /// Amount in the last minute.
     pub last_minute: u64,
+    /// Average per event over that minute (the broker's avgpt: for a size counter, bytes per message).
+    #[serde(default)]
+    pub minute_avg: f64,
 }
 
 /// A request that failed: the node, the request and the error.

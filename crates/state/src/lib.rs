@@ -1,20 +1,27 @@
 //! mqwatch-state: what mqwatch remembers about a cluster between cycles, in memory.
 //!
 //! What it owns: [`ClusterState`] — the node lifecycle tracker fed from each snapshot's registrations and answers,
+//! the [`Traffic`] windows fed from offset growth,
 //! the first-seen time of every finding that is still present, and the previous snapshot (for checks that measure
 //! growth). Collectors fill snapshots; this crate turns a stream of them into state; checks read it.
 //!
 //! What it is not: no I/O (the state directory and the store persist what must survive a restart), no judging.
+
+mod traffic;
+
+pub use traffic::{RankedTopic, Traffic, TrafficReport};
 
 use mqwatch_model::{ClusterSnapshot, Finding, FindingKey, NodeRef, NodeRole, ObservedNodeState};
 use mqwatch_stats::lifecycle::{LifecycleTracker, ObservedState};
 use std::collections::HashMap;
 
 /// One cluster's state.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct ClusterState {
     /// Lifecycle of every registered broker, controller and bookie.
     pub lifecycle: LifecycleTracker<NodeRef>,
+    /// Traffic windows; shared, so a timer can tick them while collections feed them.
+    pub traffic: std::sync::Arc<Traffic>,
     first_seen: HashMap<FindingKey, u64>,
     previous: Option<ClusterSnapshot>,
 }
@@ -33,9 +40,19 @@ impl ClusterState {
         Self::default()
     }
 
-    /// Feeds the lifecycle tracker from `snapshot` (at its `taken_at_ms`): registrations become observations,
-    /// nodes no longer registered are unregistered, and a node that answered counts as a heartbeat.
+    /// An empty state whose traffic goes into `traffic` (shared with whoever ticks and reads it).
+    pub fn with_traffic(traffic: std::sync::Arc<Traffic>) -> Self {
+        Self {
+            traffic,
+            ..Self::default()
+        }
+    }
+
+    /// Feeds the lifecycle tracker and the traffic windows from `snapshot` (at its `taken_at_ms`): registrations
+    /// become observations, nodes no longer registered are unregistered, a node that answered counts as a
+    /// heartbeat, and offset growth since the previous snapshot is traffic.
     pub fn observe(&mut self, snapshot: &ClusterSnapshot) {
+        self.traffic.feed(snapshot);
         let now = snapshot.taken_at_ms;
         for n in snapshot.nodes.iter().filter(|n| has_lifecycle(n.node.role)) {
             let observed = match n.registration {

@@ -95,6 +95,7 @@ pub(crate) async fn collect(
                     group: item.group,
                     node: item.master.node(),
                     last_minute: minute.sum.max(0) as u64,
+                    minute_avg: minute.avgpt,
                 })
             })
             .collect::<Vec<_>>(),

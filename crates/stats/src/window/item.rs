@@ -114,11 +114,27 @@ impl<const N: usize> Ring<N> {
 
     /// sum, tps and avgpt between the oldest and the newest snapshot; all zero for an empty ring.
     pub(crate) fn stats(&self) -> WindowStats {
+        self.span_back(self.len.saturating_sub(1))
+    }
+
+    /// sum, tps and avgpt between the two newest snapshots: the last sampling period alone (for the hour ring,
+    /// the last 10 minutes); all zero with fewer than two snapshots.
+    pub(crate) fn last_step(&self) -> WindowStats {
+        if self.len < 2 {
+            WindowStats::default()
+        } else {
+            self.span_back(1)
+        }
+    }
+
+    /// Stats from the snapshot `back` places before the newest to the newest.
+    fn span_back(&self, back: u8) -> WindowStats {
         if self.len == 0 {
             return WindowStats::default();
         }
-        let first = self.buf[self.head as usize];
-        let last = self.buf[(self.head as usize + self.len as usize - 1) % N];
+        let newest = self.head as usize + self.len as usize - 1;
+        let first = self.buf[(newest - back as usize) % N];
+        let last = self.buf[newest % N];
         let sum = last.value.wrapping_sub(first.value);
         let span = last.ts.saturating_sub(first.ts);
         let times = last.times.wrapping_sub(first.times);
@@ -237,6 +253,15 @@ impl Item {
         }
         if due.day {
             st.day.sample(now_ms, DAY_PERIOD_MS, times, value);
+        }
+    }
+
+    pub(crate) fn last_step(&self, w: Window) -> WindowStats {
+        let st = self.state();
+        match w {
+            Window::Minute => st.minute.last_step(),
+            Window::Hour => st.hour.last_step(),
+            Window::Day => st.day.last_step(),
         }
     }
 

@@ -276,6 +276,12 @@ impl StatsSet {
         evicted
     }
 
+    /// `key`'s last sampling step of window `w` alone (the hour window's is the last 10 minutes: MQCloud's
+    /// topic ranking), or `None` if the key is absent. All zero before its second sampling at that level.
+    pub fn last_step(&self, key: &str, w: Window) -> Option<WindowStats> {
+        self.map.pin().get(key).map(|item| item.last_step(w))
+    }
+
     /// `key`'s window `w`, or `None` if the key is absent. All zero until the key's first sampling.
     pub fn window(&self, key: &str, w: Window) -> Option<WindowStats> {
         self.map.pin().get(key).map(|item| item.window(w))

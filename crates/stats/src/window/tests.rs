@@ -217,3 +217,31 @@ fn adder_handle_adds_like_add() {
     a.add("k", 5, 1);
     assert_eq!(s.totals("k"), Some(Totals { value: 5, times: 1 }));
 }
+
+#[test]
+fn last_step_is_the_newest_sampling_period_alone() {
+    let set = StatsSet::new();
+    set.add("t", 5, 1);
+    set.tick(0);
+    set.add("t", 7, 1);
+    set.tick(600_000);
+    set.add("t", 11, 2);
+    set.tick(1_200_000);
+    let step = set.last_step("t", Window::Hour).unwrap();
+    assert_eq!(step.sum, 11);
+    assert_eq!(step.avgpt, 5.5);
+    assert_eq!(step.tps, 11.0 * 1000.0 / 600_000.0);
+    assert_eq!(
+        set.window("t", Window::Hour).unwrap().sum,
+        23,
+        "the whole window still counts everything"
+    );
+    assert_eq!(set.last_step("nope", Window::Hour), None);
+    let fresh = StatsSet::new();
+    fresh.add("t", 1, 1);
+    assert_eq!(
+        fresh.last_step("t", Window::Hour),
+        Some(WindowStats::default()),
+        "no sampling yet"
+    );
+}

@@ -353,8 +353,12 @@ async fn a_killed_broker_is_broker_down_and_leaves_the_lifecycle_within_two_cycl
     }
     let down = down.expect("broker_down for broker-b:0 within two cycles");
     assert!(down.message.contains("broker-b:0"), "{down:?}");
+    // Registered but silent (fenced), or already gone from the name server's list (unregistered): not active.
     let m = watch.memory.lifecycle.metrics(now_ms());
     assert_eq!(m.active, 1, "{m:?}");
+    let b = mqwatch_model::NodeRef::new(mqwatch_model::NodeRole::Broker, "broker-b:0");
+    let state = watch.memory.lifecycle.state(&b);
+    assert!(state.is_none_or(|s| s.is_fenced()), "broker-b is {state:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

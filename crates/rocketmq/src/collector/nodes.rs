@@ -202,8 +202,9 @@ pub(crate) async fn probe(
 }
 
 /// A broker's lifecycle state from its registration and runtime table: shutting down (`brokerShutdown`), a master
-/// not ready to take writes (`brokerReady` false: starting, or its store not writable), else serving. A slave's
-/// store is read-only by design, so readiness does not apply to it.
+/// not ready to take writes (`brokerReady` false: starting, or its store not writable) or a registered broker that
+/// does not answer at all (as Kafka fences a broker that stops heartbeating), else serving. A slave's store is
+/// read-only by design, so readiness does not apply to it.
 pub(crate) fn registration(
     registered: bool,
     broker_id: i64,
@@ -213,6 +214,8 @@ pub(crate) fn registration(
         |key: &str, value: &str| runtime.and_then(|t| t.get(key)).is_some_and(|v| v == value);
     if !registered {
         ObservedNodeState::Unregistered
+    } else if runtime.is_none() {
+        ObservedNodeState::Fenced
     } else if flag("brokerShutdown", "true") {
         ObservedNodeState::ControlledShutdown
     } else if broker_id == 0 && flag("brokerReady", "false") {
@@ -261,8 +264,8 @@ mod tests {
         );
         assert_eq!(
             registration(true, 0, None),
-            ObservedNodeState::Active,
-            "silent: liveness says the rest"
+            ObservedNodeState::Fenced,
+            "registered but silent"
         );
     }
 }

@@ -6,10 +6,11 @@ use crate::config::ClusterConfig;
 use crate::state::StateDir;
 use anyhow::{Result, bail};
 use mqwatch_checks::Thresholds;
-use mqwatch_model::{ClusterSnapshot, Engine, Finding};
+use mqwatch_model::{ClusterSnapshot, Engine, Finding, NodeRef};
 use mqwatch_rocketmq::client::AdminClient;
 use mqwatch_rocketmq::collector::{self, Target};
 use mqwatch_state::ClusterState;
+use mqwatch_stats::lifecycle::{LifecycleMetrics, LifecycleTracker, NodeLifecycle};
 
 /// What one cycle produced.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -18,6 +19,44 @@ pub struct CycleResult {
     pub snapshot: ClusterSnapshot,
     /// The findings.
     pub findings: Vec<Finding>,
+    /// Node lifecycles after this cycle: the cluster-level metrics (fixed cardinality) and each node's state.
+    pub lifecycle: Lifecycle,
+}
+
+/// The lifecycle tracker read out at the end of a cycle.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Lifecycle {
+    /// Longest pending startup / controlled shutdown and their nodes, counts, degraded.
+    pub metrics: LifecycleMetrics<NodeRef>,
+    /// Per node: state, KIP-1131 registration state code, time in state, time since its last answer.
+    pub nodes: Vec<NodeLifecycleRow>,
+}
+
+/// One node's lifecycle.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct NodeLifecycleRow {
+    /// The node.
+    pub node: NodeRef,
+    /// Its lifecycle.
+    #[serde(flatten)]
+    pub lifecycle: NodeLifecycle,
+}
+
+impl Lifecycle {
+    fn read(tracker: &LifecycleTracker<NodeRef>, now_ms: u64) -> Self {
+        let mut nodes: Vec<NodeLifecycleRow> = tracker
+            .nodes(now_ms)
+            .map(|(node, lifecycle)| NodeLifecycleRow {
+                node: node.clone(),
+                lifecycle,
+            })
+            .collect();
+        nodes.sort_by(|a, b| a.node.cmp(&b.node));
+        Lifecycle {
+            metrics: tracker.metrics(now_ms),
+            nodes,
+        }
+    }
 }
 
 /// Collects `cluster` once and checks it, updating its in-memory state (`memory`) and the state directory.
@@ -66,7 +105,12 @@ pub async fn cycle(
     state.remember(&snapshot)?;
     state.save_snapshot(&snapshot)?;
     memory.keep(snapshot.clone());
-    Ok(CycleResult { snapshot, findings })
+    let lifecycle = Lifecycle::read(&memory.lifecycle, now_ms);
+    Ok(CycleResult {
+        snapshot,
+        findings,
+        lifecycle,
+    })
 }
 
 /// Milliseconds since the Unix epoch.

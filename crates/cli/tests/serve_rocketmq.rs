@@ -58,6 +58,10 @@ fn serve_reports_a_killed_name_server_and_keeps_running() {
         (brokers == 2).then_some(c)
     });
     assert_eq!(healthy["findings"], serde_json::json!([]), "{healthy}");
+    let node = &healthy["lifecycle"]["nodes"][0];
+    assert_eq!(node["node"]["name"], "broker-a:0", "{healthy}");
+    assert_eq!(node["registration_state_code"], 30, "active: {healthy}");
+    assert_eq!(healthy["lifecycle"]["metrics"]["active"], 1, "{healthy}");
 
     cluster.namesrv.kill();
     let findings = poll_until("name_server_down over HTTP", DEADLINE, || {

@@ -17,5 +17,6 @@ fuzz_target!(|data: &[u8]| {
         let _ = body::runtime_info(&v);
         let _ = body::topic_list(&v);
         let _ = body::subscription_groups(&v);
+        let _ = body::OffsetMovedEvent::from_json(&v);
     }
 });

@@ -3,8 +3,9 @@
 //! `offset_out_of_range` on RocketMQ (MQCloud's CONSUME_OFFSET_MOVED, which the Rust broker never reports itself).
 
 use mqwatch_model::{
-    ClusterSnapshot, Engine, Evidence, Finding, FindingKind, GroupPosition, Subject,
+    ClusterSnapshot, Engine, Evidence, Finding, FindingKind, GroupPosition, GroupRef, Subject,
 };
+use std::collections::BTreeMap;
 
 /// Where a committed offset lies against its log's range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,44 +27,53 @@ pub fn place(p: &GroupPosition) -> OffsetPlace {
     }
 }
 
-/// One finding per group and kind, listing the logs concerned.
+/// One finding per group and kind, listing the logs concerned: positions compared directly, plus the offset-moved
+/// events brokers wrote (source `OFFSET_MOVED_EVENT`).
 pub fn check(s: &ClusterSnapshot, now_ms: u64) -> Vec<Finding> {
     let engine = crate::engine(s);
-    let mut out = Vec::new();
+    let mut found: BTreeMap<(&GroupRef, FindingKind), Vec<serde_json::Value>> = BTreeMap::new();
     for g in &s.groups {
-        let mut by_kind: Vec<(FindingKind, Vec<serde_json::Value>)> = Vec::new();
         for p in &g.positions {
             let kind = match (place(p), engine) {
                 (OffsetPlace::InRange, _) => continue,
                 (OffsetPlace::BelowEarliest, Engine::Kafka) => FindingKind::RetentionLoss,
                 _ => FindingKind::OffsetOutOfRange,
             };
-            let entry = serde_json::json!({
+            found.entry((&g.group, kind)).or_default().push(serde_json::json!({
                 "log": p.log.to_string(), "committed": p.committed, "earliest": p.earliest, "latest": p.latest,
-            });
-            match by_kind.iter_mut().find(|(k, _)| *k == kind) {
-                Some((_, v)) => v.push(entry),
-                None => by_kind.push((kind, vec![entry])),
-            }
+                "source": "offsets",
+            }));
         }
-        for (kind, logs) in by_kind {
+    }
+    for e in &s.offset_moved {
+        found.entry((&e.group, FindingKind::OffsetOutOfRange)).or_default().push(serde_json::json!({
+            "log": e.log.to_string(), "requested": e.requested, "moved_to": e.moved_to, "at_ms": e.at_ms,
+            "source": "OFFSET_MOVED_EVENT",
+        }));
+    }
+    found
+        .into_iter()
+        .map(|((group, kind), logs)| {
             let what = if kind == FindingKind::RetentionLoss {
                 "committed below the earliest retained offset (messages lost to retention)"
             } else {
-                "committed outside the retained range"
+                "asked for or committed offsets outside the retained range"
             };
-            let message = format!("group {} {what} on {} logs", g.group.name, logs.len());
+            let message = format!("group {} {what} on {} logs", group.name, logs.len());
             let subject = Subject::Group {
-                group: g.group.clone(),
+                group: group.clone(),
                 topic: None,
             };
-            out.push(
-                Finding::new(kind, &s.cluster, engine, subject, message, now_ms)
-                    .with_evidence(Evidence::new().with("logs", logs)),
-            );
-        }
-    }
-    out
+            crate::finding(
+                s,
+                kind,
+                subject,
+                message,
+                Evidence::new().with("logs", logs),
+                now_ms,
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -100,5 +110,27 @@ mod tests {
             kinds,
             vec![FindingKind::OffsetOutOfRange, FindingKind::RetentionLoss]
         );
+    }
+
+    #[test]
+    fn offset_moved_events_are_offset_errors_of_their_group() {
+        let mut s = snapshot(vec![group(
+            "g",
+            vec![position("t", 0, 10, 100, Some(50), None)],
+        )]);
+        s.offset_moved.push(mqwatch_model::OffsetMovedRecord {
+            group: GroupRef::new("other"),
+            log: crate::testing::queue("t", 1),
+            requested: 900,
+            moved_to: 100,
+            at_ms: 5,
+            node: mqwatch_model::NodeRef::new(mqwatch_model::NodeRole::Broker, "broker-a:0"),
+        });
+        let f = check(&s, 0);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].subject.to_string(), "group other");
+        let logs = f[0].evidence.get("logs").unwrap();
+        assert_eq!(logs[0]["source"], "OFFSET_MOVED_EVENT");
+        assert_eq!(logs[0]["requested"], 900);
     }
 }

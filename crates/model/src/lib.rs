@@ -18,6 +18,6 @@ pub use finding::{Evidence, Finding, FindingKey, FindingKind, Severity, UnknownF
 pub use observation::{Fact, Observation, ObservedNodeState};
 pub use snapshot::{
     ClientQueue, ClientStatus, ClusterSnapshot, CollectorErrorRecord, GroupPosition, GroupStatus,
-    LogStatus, MessageModel, NodeStatus, TrafficMetric, TrafficSample,
+    LogStatus, MessageModel, NodeStatus, OffsetMovedRecord, TrafficMetric, TrafficSample,
 };
 pub use topology::{Engine, GroupRef, LogRef, NodeRef, NodeRole, Subject, UnknownEngine};

@@ -28,6 +28,26 @@ pub struct ClusterSnapshot {
     pub traffic: Vec<TrafficSample>,
     /// Requests that failed in a way that is the cluster's doing.
     pub errors: Vec<CollectorErrorRecord>,
+    /// Offset-moved events the brokers wrote recently (RocketMQ's OFFSET_MOVED_EVENT, where a broker writes it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub offset_moved: Vec<OffsetMovedRecord>,
+}
+
+/// A consumer asked for an offset outside its log's range and the broker moved it (the broker's own report).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OffsetMovedRecord {
+    /// The consumer's group.
+    pub group: GroupRef,
+    /// The log.
+    pub log: LogRef,
+    /// The offset it asked for.
+    pub requested: i64,
+    /// Where the broker moved it.
+    pub moved_to: i64,
+    /// When the broker wrote the event (ms).
+    pub at_ms: u64,
+    /// The broker that wrote it.
+    pub node: NodeRef,
 }
 
 /// One node's status this cycle.

@@ -442,3 +442,29 @@ pub fn consume_time_spans(v: &Value) -> Result<Vec<QueueTimeSpan>, BodyError> {
         None => Ok(Vec::new()),
     }
 }
+
+/// An OFFSET_MOVED_EVENT message body: a consumer asked for an offset outside its queue's range (Java brokers
+/// write one; the Rust broker never does).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OffsetMovedEvent {
+    /// The consumer's group.
+    #[serde(alias = "consumer_group")]
+    pub consumer_group: String,
+    /// The queue.
+    #[serde(alias = "message_queue")]
+    pub message_queue: MessageQueue,
+    /// The offset it asked for.
+    #[serde(alias = "offset_request")]
+    pub offset_request: i64,
+    /// The offset the broker moved it to.
+    #[serde(alias = "offset_new")]
+    pub offset_new: i64,
+}
+
+impl OffsetMovedEvent {
+    /// Parses a message body.
+    pub fn from_json(v: &Value) -> Result<Self, BodyError> {
+        typed(v, "OFFSET_MOVED_EVENT body")
+    }
+}

@@ -11,3 +11,4 @@ pub mod body;
 pub mod client;
 pub mod codec;
 pub mod collector;
+pub mod message;

@@ -3,6 +3,7 @@
 use mqwatch_rocketmq::codec::{
     Frame, Header, SerializeType, decode_frame, encode_frame, parse_lenient_json,
 };
+use mqwatch_rocketmq::message::{StoredMessage, decode_messages};
 use proptest::prelude::*;
 
 fn header() -> impl Strategy<Value = Header> {
@@ -45,6 +46,26 @@ proptest! {
         let _ = parse_lenient_json(&bytes);
         let _ = Header::from_binary(&bytes);
         let _ = Header::from_json(&bytes);
+        let _ = decode_messages(&bytes);
+    }
+
+    #[test]
+    fn stored_messages_round_trip_and_mutations_never_panic(
+        offset in any::<i64>(), at in any::<i64>(), topic in "[A-Za-z_%]{1,40}",
+        body in proptest::collection::vec(any::<u8>(), 0..100),
+        flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+    ) {
+        let m = StoredMessage {
+            queue_id: 1, queue_offset: offset, sys_flag: 0, born_timestamp: at, store_timestamp: at,
+            topic, body, properties: String::new(),
+        };
+        let mut bytes = m.encode();
+        prop_assert_eq!(decode_messages(&bytes).unwrap(), vec![m]);
+        for (i, b) in flips {
+            let at = i.index(bytes.len());
+            bytes[at] = b;
+        }
+        let _ = decode_messages(&bytes);
     }
 
     #[test]

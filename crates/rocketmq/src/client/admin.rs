@@ -331,3 +331,85 @@ impl AdminClient {
         .map(drop)
     }
 }
+
+/// Response code PULL_NOT_FOUND: nothing at or after the offset yet.
+pub const CODE_PULL_NOT_FOUND: i32 = 19;
+/// Response code PULL_RETRY_IMMEDIATELY.
+pub const CODE_PULL_RETRY_IMMEDIATELY: i32 = 20;
+/// Response code PULL_OFFSET_MOVED: the offset asked for is outside the queue.
+pub const CODE_PULL_OFFSET_MOVED: i32 = 21;
+
+/// What PULL_MESSAGE returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pulled {
+    /// The messages (empty when nothing was found).
+    pub messages: Vec<crate::message::StoredMessage>,
+    /// Where the next pull should start.
+    pub next_begin_offset: i64,
+}
+
+impl AdminClient {
+    /// PULL_MESSAGE of up to `max` messages of one queue from `offset`, as a reader that subscribes to every
+    /// tag and commits nothing (sys flag: subscription only). "Not found", "retry" and "offset moved" are empty
+    /// answers, not errors.
+    pub async fn pull(
+        &self,
+        broker: &str,
+        group: &str,
+        topic: &str,
+        queue_id: i32,
+        offset: i64,
+        max: i32,
+    ) -> Result<Pulled, AdminError> {
+        const FLAG_SUBSCRIPTION: i32 = 0x4;
+        let ext = [
+            ("consumerGroup", group.to_string()),
+            ("topic", topic.to_string()),
+            ("queueId", queue_id.to_string()),
+            ("queueOffset", offset.to_string()),
+            ("maxMsgNums", max.to_string()),
+            ("sysFlag", FLAG_SUBSCRIPTION.to_string()),
+            ("commitOffset", "0".to_string()),
+            ("suspendTimeoutMillis", "0".to_string()),
+            ("subscription", "*".to_string()),
+            ("subVersion", "0".to_string()),
+            ("expressionType", "TAG".to_string()),
+        ];
+        let code = RequestCode::PULL_MESSAGE;
+        let frame = self.exchange(broker, code, &ext, Vec::new()).await?;
+        let next = frame
+            .header
+            .ext_fields
+            .get("nextBeginOffset")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(offset);
+        match frame.header.code {
+            0 => {
+                let messages =
+                    crate::message::decode_messages(&frame.body).map_err(|e| AdminError {
+                        node: broker.to_string(),
+                        request: code,
+                        kind: ErrorKind::Body(e.to_string()),
+                    })?;
+                Ok(Pulled {
+                    messages,
+                    next_begin_offset: next,
+                })
+            }
+            CODE_PULL_NOT_FOUND | CODE_PULL_RETRY_IMMEDIATELY | CODE_PULL_OFFSET_MOVED => {
+                Ok(Pulled {
+                    messages: Vec::new(),
+                    next_begin_offset: next,
+                })
+            }
+            other => Err(AdminError {
+                node: broker.to_string(),
+                request: code,
+                kind: ErrorKind::Response {
+                    code: other,
+                    remark: frame.header.remark,
+                },
+            }),
+        }
+    }
+}

@@ -25,6 +25,7 @@ macro_rules! codes {
 
 codes! {
     SEND_MESSAGE = 10,
+    PULL_MESSAGE = 11,
     QUERY_CONSUMER_OFFSET = 14,
     UPDATE_CONSUMER_OFFSET = 15,
     UPDATE_AND_CREATE_TOPIC = 17,

@@ -64,6 +64,30 @@ impl AdminClient {
         ext: &[(&str, String)],
         body: Vec<u8>,
     ) -> Result<Frame, AdminError> {
+        let frame = self.exchange(addr, code, ext, body).await?;
+        if frame.header.code != 0 {
+            let kind = ErrorKind::Response {
+                code: frame.header.code,
+                remark: frame.header.remark,
+            };
+            return Err(AdminError {
+                node: addr.to_string(),
+                request: code,
+                kind,
+            });
+        }
+        Ok(frame)
+    }
+
+    /// Sends `code` and returns the response whatever its code (for requests whose non-zero codes are answers,
+    /// like PULL_MESSAGE's "no new message").
+    pub async fn exchange(
+        &self,
+        addr: &str,
+        code: RequestCode,
+        ext: &[(&str, String)],
+        body: Vec<u8>,
+    ) -> Result<Frame, AdminError> {
         let fail = |kind| AdminError {
             node: addr.to_string(),
             request: code,
@@ -80,14 +104,7 @@ impl AdminClient {
             .iter()
             .map(|(k, v)| ((*k).to_string(), v.clone()))
             .collect();
-        let frame = conn.call(header, body, self.timeout).await.map_err(fail)?;
-        if frame.header.code != 0 {
-            return Err(fail(ErrorKind::Response {
-                code: frame.header.code,
-                remark: frame.header.remark,
-            }));
-        }
-        Ok(frame)
+        conn.call(header, body, self.timeout).await.map_err(fail)
     }
 
     /// Like [`request`](Self::request) with no body, parsing the response body as (lenient) JSON.

@@ -7,11 +7,13 @@ mod cycle;
 mod groups;
 mod names;
 mod nodes;
+mod offset_moved;
 mod topics;
 mod traffic;
 
 pub use names::{is_system_group, is_system_topic};
 pub use nodes::KnownBroker;
+pub use offset_moved::EVENT_LOOKBACK_MS;
 
 use crate::client::AdminClient;
 use cycle::Cycle;
@@ -55,6 +57,14 @@ pub async fn collect(client: &AdminClient, target: &Target, now_ms: u64) -> Clus
 
     let topics = topics::collect(client, &cycle, &masters, &system_names, target.concurrency).await;
     let groups = groups::collect(client, &cycle, &masters, &topics, target.concurrency).await;
+    let offset_moved = offset_moved::collect(
+        client,
+        &cycle,
+        &topics.event_queues,
+        now_ms,
+        target.concurrency,
+    )
+    .await;
 
     let topic_hosts: Vec<(String, Vec<KnownBroker>)> = topics
         .hosts
@@ -109,5 +119,6 @@ pub async fn collect(client: &AdminClient, target: &Target, now_ms: u64) -> Clus
         groups,
         traffic,
         errors: cycle.take_errors(),
+        offset_moved,
     }
 }

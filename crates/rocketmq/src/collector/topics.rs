@@ -20,6 +20,8 @@ pub(crate) struct Topics {
     pub retry_totals: BTreeMap<String, i64>,
     /// Group → total max offset of its dead-letter topic.
     pub dead_letter_totals: BTreeMap<String, i64>,
+    /// Masters that have the OFFSET_MOVED_EVENT topic, with its read queue count.
+    pub event_queues: Vec<(KnownBroker, i32)>,
 }
 
 impl Topics {
@@ -68,6 +70,11 @@ pub(crate) async fn collect(
     let mut jobs: Vec<(KnownBroker, String)> = Vec::new();
     let mut seen = BTreeSet::new();
     for (master, table) in tables {
+        if let Some(cfg) = table.get(super::offset_moved::EVENT_TOPIC) {
+            topics
+                .event_queues
+                .push((master.clone(), cfg.read_queue_nums));
+        }
         for name in table.keys() {
             let special = name.starts_with(RETRY_PREFIX) || name.starts_with(DLQ_PREFIX);
             if !special && is_system_topic(name, system_names) {

@@ -129,7 +129,12 @@ impl IntervalSampler {
     pub fn sample(&mut self, histogram: &Histogram) -> Snapshot {
         let current = histogram.snapshot();
         let interval = current.diff(&self.previous);
-        self.previous = current;
+        // An interval with no visible bucket change is empty, sum included; a record caught between its sum
+        // and its bucket then belongs to the interval that sees its bucket, so the baseline stays put and the
+        // interval sums still add up to the histogram's sum.
+        if !interval.is_empty() {
+            self.previous = current;
+        }
         interval
     }
 

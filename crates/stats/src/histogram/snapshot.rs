@@ -127,7 +127,10 @@ impl Snapshot {
             high += c * u128::from(h);
             estimate += c * u128::from(representative(i).clamp(self.min, self.max));
         }
-        let total = if (low..=high).contains(&u128::from(self.sum)) {
+        // The sum can only have wrapped if count × max reaches 2^64 (584 years of latency in total); a sum that
+        // may have wrapped, or that disagrees with the buckets (a racing record), gives way to the estimate.
+        let may_wrap = u128::from(self.count) * u128::from(self.max) > u128::from(u64::MAX);
+        let total = if !may_wrap && (low..=high).contains(&u128::from(self.sum)) {
             u128::from(self.sum)
         } else {
             estimate

@@ -396,3 +396,43 @@ async fn a_stopped_slave_is_reported() {
     });
     assert!(f.message.contains("broker-a:1"), "{f:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_broker_costs_one_timeout_and_is_broker_down() {
+    let mut cluster = RocketMqCluster::start(&[
+        BrokerSpec::master("broker-a"),
+        BrokerSpec::master("broker-b"),
+    ]);
+    let mut watch = Watch::new(&cluster);
+    create_topic(&cluster, &watch, "hang-t", 4).await;
+    eventually!("both brokers active", async {
+        let r = watch.cycle().await;
+        (watch.memory.lifecycle.metrics(now_ms()).active == 2 && r.findings.is_empty())
+            .then_some(())
+    });
+    // SIGSTOP: the broker keeps its sockets and its registration, and answers nothing.
+    cluster.broker("broker-b", 0).process.pause();
+    let r = watch.cycle().await;
+    cluster.broker("broker-b", 0).process.resume();
+    let down = find(&r.findings, FindingKind::BrokerDown, "broker-b:0")
+        .expect("broker_down for the hung broker");
+    assert!(
+        down.message.contains("no answer within 3000 ms"),
+        "{down:?}"
+    );
+    // Every request to it after the first timeout is skipped, so the cycle is one timeout long, not one per
+    // request (it would be dozens here): generous bound, far below two timeouts plus the healthy broker's work.
+    assert!(
+        r.snapshot.cycle_ms < 6_000,
+        "cycle took {} ms",
+        r.snapshot.cycle_ms
+    );
+    assert_eq!(topic_messages(&r.snapshot, "hang-t"), 0);
+    assert!(
+        r.snapshot
+            .logs
+            .iter()
+            .any(|l| l.log.to_string().contains("hang-t@broker-a")),
+        "broker-a still read"
+    );
+}

@@ -15,6 +15,14 @@ pub const CODE_QUERY_NOT_FOUND: i32 = 22;
 /// Response code CONSUMER_NOT_ONLINE.
 pub const CODE_CONSUMER_NOT_ONLINE: i32 = 206;
 
+/// `Ok(None)` where the node answers `code` to say the thing asked for does not exist (yet).
+fn absent_on<T>(result: Result<T, AdminError>, code: i32) -> Result<Option<T>, AdminError> {
+    match result {
+        Err(e) if e.response_code() == Some(code) => Ok(None),
+        other => other.map(Some),
+    }
+}
+
 fn body_error(addr: &str, request: RequestCode, e: BodyError) -> AdminError {
     AdminError {
         node: addr.to_string(),
@@ -162,13 +170,11 @@ impl AdminClient {
     ) -> Result<Option<ConsumerConnection>, AdminError> {
         let ext = [("consumerGroup", group.to_string())];
         let code = RequestCode::GET_CONSUMER_CONNECTION_LIST;
-        match self
-            .typed(broker, code, &ext, ConsumerConnection::from_json)
-            .await
-        {
-            Err(e) if e.response_code() == Some(CODE_CONSUMER_NOT_ONLINE) => Ok(None),
-            other => other.map(Some),
-        }
+        absent_on(
+            self.typed(broker, code, &ext, ConsumerConnection::from_json)
+                .await,
+            CODE_CONSUMER_NOT_ONLINE,
+        )
     }
 
     /// GET_CONSUMER_RUNNING_INFO of one client (the broker asks the client).
@@ -201,13 +207,11 @@ impl AdminClient {
             ("topic", topic.to_string()),
             ("queueId", queue_id.to_string()),
         ];
-        match self
-            .ext_i64(broker, RequestCode::QUERY_CONSUMER_OFFSET, &ext, "offset")
-            .await
-        {
-            Err(e) if e.response_code() == Some(CODE_QUERY_NOT_FOUND) => Ok(None),
-            other => other.map(Some),
-        }
+        absent_on(
+            self.ext_i64(broker, RequestCode::QUERY_CONSUMER_OFFSET, &ext, "offset")
+                .await,
+            CODE_QUERY_NOT_FOUND,
+        )
     }
 
     /// GET_MAX_OFFSET of one queue.
@@ -258,13 +262,11 @@ impl AdminClient {
             ("statsKey", stats_key.to_string()),
         ];
         let code = RequestCode::VIEW_BROKER_STATS_DATA;
-        match self
-            .typed(broker, code, &ext, BrokerStatsData::from_json)
-            .await
-        {
-            Err(e) if e.response_code() == Some(CODE_NO_STATS) => Ok(None),
-            other => other.map(Some),
-        }
+        absent_on(
+            self.typed(broker, code, &ext, BrokerStatsData::from_json)
+                .await,
+            CODE_NO_STATS,
+        )
     }
 
     /// UPDATE_CONSUMER_OFFSET: sets a group's committed offset (the broker does not range-check it).

@@ -4,7 +4,8 @@
 //! round so the two threads rarely touch the same key at once. `*/1t` time is per add; `*/2t` time is wall
 //! time per add *per thread* (each iteration is one add on each of the two threads, timed from a barrier).
 //! `first_use` adds each key once to a fresh structure, so every add creates its key. `stats_set_adder` uses
-//! one `StatsSet::adder()` handle per thread per measurement instead of `StatsSet::add`.
+//! one `StatsSet::adder()` handle per thread per measurement instead of `StatsSet::add`; `stats_set_counter`
+//! adds through one `StatsSet::counter(key)` handle per key and thread, made before timing.
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -12,7 +13,7 @@ use std::sync::{Barrier, Mutex};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mqwatch_stats::window::StatsSet;
+use mqwatch_stats::window::{Counter, StatsSet};
 
 const KEYS: usize = 1_000;
 
@@ -134,6 +135,25 @@ fn bench(c: &mut Criterion) {
             b.iter_custom(|iters| {
                 timed(threads, |t| {
                     Pinned(&set).run(&keys, t * KEYS / threads, iters)
+                })
+            })
+        });
+    }
+
+    // One `Counter` handle per key and thread, made before the clock starts (as a collector would keep them).
+    for threads in [1, 2] {
+        g.bench_function(format!("stats_set_counter/{threads}t"), |b| {
+            b.iter_custom(|iters| {
+                let handles: Vec<Mutex<Vec<Counter<'_>>>> = (0..threads)
+                    .map(|_| Mutex::new(keys.iter().map(|k| set.counter(k)).collect()))
+                    .collect();
+                timed(threads, |t| {
+                    let mut counters = handles[t].lock().unwrap_or_else(|e| e.into_inner());
+                    let n = counters.len();
+                    let start = t * n / threads;
+                    for i in 0..iters as usize {
+                        counters[(start + i) % n].add(black_box(i as u64), 1);
+                    }
                 })
             })
         });

@@ -294,6 +294,14 @@ fn race_round() {
                                 adder.add(&key(t, i), i % 13 + 1, 1);
                             }
                         }
+                    } else if t == 1 {
+                        // One thread keeps a `Counter` handle per key across evictions.
+                        let mut counters: BTreeMap<String, _> = BTreeMap::new();
+                        for i in 0..ADDS {
+                            let k = key(t, i);
+                            let c = counters.entry(k.clone()).or_insert_with(|| set.counter(&k));
+                            c.add(i % 13 + 1, 1);
+                        }
                     } else {
                         for i in 0..ADDS {
                             set.add(&key(t, i), i % 13 + 1, 1);

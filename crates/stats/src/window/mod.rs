@@ -18,22 +18,23 @@
 //! enter at each level's next sampling.
 //!
 //! Memory: see [`BYTES_PER_KEY`]. For hot loops over many keys from one thread, [`StatsSet::adder`] saves
-//! pinning the map on every add.
+//! pinning the map on every add, and a [`Counter`] handle per key also saves the lookup.
 
 mod item;
 
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
 use item::{DAY_PERIOD_MS, HOUR_PERIOD_MS, Item, MINUTE_PERIOD_MS};
 
 /// Approximate heap bytes one key costs on a 64-bit target, not counting the key's own characters (add
-/// `key.len()`, rounded up by the allocator): the map entry (`Box<str>` header + item with its 39 fixed-size
-/// snapshots, 24 bytes each) plus [`TABLE_BYTES_PER_KEY`] of hash table. Nothing is allocated per tick.
-/// A unit test keeps this figure equal to the real `size_of` sum.
-pub const BYTES_PER_KEY: usize = 1_040 + TABLE_BYTES_PER_KEY;
+/// `key.len()`, rounded up by the allocator): the map entry (`Box<str>` header + `Arc` pointer), the `Arc`'s
+/// allocation (two counts + the item with its 39 fixed-size snapshots, 24 bytes each) plus
+/// [`TABLE_BYTES_PER_KEY`] of hash table. Nothing is allocated per tick. A unit test keeps this figure equal to
+/// the real `size_of` sum.
+pub const BYTES_PER_KEY: usize = 1_064 + TABLE_BYTES_PER_KEY;
 
 /// The hash table's share per key, estimated: papaya keeps one pointer and one metadata byte per slot at a
 /// load factor between about 42 % and 85 %, i.e. 11 to 21 bytes per key; 16 is the figure used here.
@@ -137,7 +138,7 @@ impl Schedule {
 }
 
 /// Keys are `Box<str>` (16 bytes, not 24: a key never grows).
-type Map = papaya::HashMap<Box<str>, Item, foldhash::fast::RandomState>;
+type Map = papaya::HashMap<Box<str>, Arc<Item>, foldhash::fast::RandomState>;
 
 /// A keyed set of counters with minute/hour/day windows (RocketMQ `StatsItemSet`).
 ///
@@ -202,27 +203,48 @@ impl StatsSet {
     }
 
     fn add_in(&self, guard: &impl papaya::Guard, key: &str, value: u64, times: u64) {
-        let mut item = match self.map.get(key, guard) {
-            Some(item) => item,
-            None => self
-                .map
-                .get_or_insert_with(Box::from(key), Item::new, guard),
-        };
+        let mut item = self.live(guard, key);
         // Loops only while an evictor is retiring `item` (see `item.rs` for the protocol).
         while !item.try_add(value, times) {
-            let mut spins = 0u32;
-            item = loop {
-                match self.map.get(key, guard) {
-                    None => {
-                        break self
-                            .map
-                            .get_or_insert_with(Box::from(key), Item::new, guard);
-                    }
-                    // The guard keeps the retired item alive, so its address cannot be reused meanwhile.
-                    Some(cur) if !std::ptr::eq(cur, item) || !cur.is_retired() => break cur,
-                    Some(_) => item::spin_then_yield(&mut spins),
-                }
-            };
+            item = self.replacement(guard, key, item);
+        }
+    }
+
+    /// `key`'s item, created on first use.
+    fn live<'g>(&self, guard: &'g impl papaya::Guard, key: &str) -> &'g Arc<Item> {
+        match self.map.get(key, guard) {
+            Some(item) => item,
+            None => self.map.get_or_insert_with(Box::from(key), new_item, guard),
+        }
+    }
+
+    /// The item to use instead of `retired`: the same one once an aborted eviction un-retires it, or the fresh
+    /// one that replaces it in the map after a completed eviction. Spins while the eviction is undecided.
+    fn replacement<'g>(
+        &self,
+        guard: &'g impl papaya::Guard,
+        key: &str,
+        retired: &Arc<Item>,
+    ) -> &'g Arc<Item> {
+        let mut spins = 0u32;
+        loop {
+            match self.map.get(key, guard) {
+                None => break self.map.get_or_insert_with(Box::from(key), new_item, guard),
+                Some(cur) if !Arc::ptr_eq(cur, retired) || !cur.is_retired() => break cur,
+                Some(_) => item::spin_then_yield(&mut spins),
+            }
+        }
+    }
+
+    /// A handle on one key for a thread that adds to it often: adds through it skip the hash lookup and the
+    /// map's guard (three steps fewer than [`StatsSet::add`]). Still exact across eviction: a handle whose
+    /// item was evicted finds the key's new item on its next add.
+    pub fn counter(&self, key: &str) -> Counter<'_> {
+        let item = self.live(&self.map.guard(), key).clone();
+        Counter {
+            set: self,
+            key: Box::from(key),
+            item,
         }
     }
 
@@ -263,7 +285,7 @@ impl StatsSet {
             };
             match self
                 .map
-                .remove_if(&**key, |_, v| std::ptr::eq(v, item), &guard)
+                .remove_if(&**key, |_, v| Arc::ptr_eq(v, item), &guard)
             {
                 Ok(Some(_)) => {
                     evicted += 1;
@@ -304,12 +326,12 @@ impl StatsSet {
 
     /// `key`'s cumulative counters.
     pub fn totals(&self, key: &str) -> Option<Totals> {
-        self.map.pin().get(key).map(Item::totals)
+        self.map.pin().get(key).map(|i| i.totals())
     }
 
     /// `key`'s counters and all three windows.
     pub fn get(&self, key: &str) -> Option<ItemStats> {
-        self.map.pin().get(key).map(Item::stats)
+        self.map.pin().get(key).map(|i| i.stats())
     }
 
     /// Calls `f` with every key and its stats, in no particular order. Keys added or evicted meanwhile may
@@ -348,6 +370,40 @@ impl Adder<'_> {
     /// Same as [`StatsSet::add`].
     pub fn add(&self, key: &str, value: u64, times: u64) {
         self.set.add_in(&self.guard, key, value, times);
+    }
+}
+
+fn new_item() -> Arc<Item> {
+    Arc::new(Item::new())
+}
+
+/// Adds to one key of a [`StatsSet`] without looking it up: see [`StatsSet::counter`].
+pub struct Counter<'a> {
+    set: &'a StatsSet,
+    key: Box<str>,
+    item: Arc<Item>,
+}
+
+impl Counter<'_> {
+    /// Same as [`StatsSet::add`] on this handle's key.
+    pub fn add(&mut self, value: u64, times: u64) {
+        while !self.item.try_add(value, times) {
+            let guard = self.set.map.guard();
+            self.item = self.set.replacement(&guard, &self.key, &self.item).clone();
+        }
+    }
+
+    /// The key.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+}
+
+impl fmt::Debug for Counter<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Counter")
+            .field("key", &self.key)
+            .finish_non_exhaustive()
     }
 }
 

@@ -7,8 +7,11 @@ const T0: u64 = 1_700_000_000_000;
 
 #[test]
 fn bytes_per_key_matches_the_real_sizes() {
-    // papaya stores each key as one boxed `Entry { key: Box<str>, value: Item }`.
-    let entry = std::mem::size_of::<(Box<str>, Item)>();
+    // papaya stores each key as one boxed `Entry { key: Box<str>, value: Arc<Item> }`; the Arc's allocation
+    // holds two counts and the item.
+    let entry = std::mem::size_of::<(Box<str>, std::sync::Arc<Item>)>()
+        + 2 * std::mem::size_of::<usize>()
+        + std::mem::size_of::<Item>();
     assert_eq!(
         BYTES_PER_KEY,
         entry + TABLE_BYTES_PER_KEY,
@@ -244,4 +247,21 @@ fn last_step_is_the_newest_sampling_period_alone() {
         Some(WindowStats::default()),
         "no sampling yet"
     );
+}
+
+#[test]
+fn a_counter_handle_adds_to_its_key_and_survives_eviction() {
+    let s = StatsSet::new();
+    let mut c = s.counter("t");
+    c.add(5, 1);
+    s.add("t", 1, 1);
+    assert_eq!(s.totals("t"), Some(Totals { value: 6, times: 2 }));
+    // Idle long enough to be evicted: the handle's next add lands in the key's new item, nothing lost.
+    s.tick(T0);
+    s.tick(T0 + 10_000);
+    assert_eq!(s.evict_idle(T0 + 10_000, 0), 1);
+    assert_eq!(s.totals("t"), None);
+    c.add(7, 1);
+    assert_eq!(s.totals("t"), Some(Totals { value: 7, times: 1 }));
+    assert_eq!(c.key(), "t");
 }

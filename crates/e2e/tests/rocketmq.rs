@@ -302,6 +302,11 @@ async fn rejected_messages_are_a_consume_failure_with_the_right_count() {
     );
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0].evidence.get("retries"), Some(&serde_json::json!(20)));
+    // The Rust broker never counts SNDBCK_PUT_NUMS, so the count comes from the retry topic's growth.
+    assert_eq!(
+        f[0].evidence.get("source"),
+        Some(&serde_json::json!("retry topic growth"))
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

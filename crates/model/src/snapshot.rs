@@ -183,6 +183,8 @@ pub enum TrafficMetric {
     ConsumeMessages,
     /// Bytes consumed.
     ConsumeBytes,
+    /// Messages consumers sent back for retry (RocketMQ SNDBCK_PUT_NUMS, where the broker counts it).
+    SendBack,
 }
 
 /// Traffic over the last minute, from the engine's own counters or offset deltas.

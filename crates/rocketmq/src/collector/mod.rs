@@ -108,6 +108,14 @@ pub async fn collect(client: &AdminClient, target: &Target, now_ms: u64) -> Clus
     )
     .await;
 
+    let mut groups = groups;
+    for g in &mut groups {
+        let sent_back = traffic.iter().filter(|t| {
+            t.metric == mqwatch_model::TrafficMetric::SendBack
+                && t.group.as_deref() == Some(g.group.name.as_str())
+        });
+        g.send_back_last_minute = sent_back.map(|t| t.last_minute).reduce(|a, b| a + b);
+    }
     nodes.extend(probed.into_iter().map(|p| p.status));
     ClusterSnapshot {
         cluster: target.cluster.clone(),

@@ -1,5 +1,6 @@
 //! Traffic as the brokers count it (VIEW_BROKER_STATS_DATA, minute window): per topic produced messages and
-//! bytes, per topic and group consumed messages and bytes, per broker put and get counts.
+//! bytes, per topic and group consumed messages and bytes and messages sent back for retry (SNDBCK_PUT_NUMS, which
+//! the Rust broker never counts: it answers "no stats", which is no sample), per broker put and get counts.
 
 use super::cycle::Cycle;
 use super::nodes::KnownBroker;
@@ -49,6 +50,7 @@ pub(crate) async fn collect(
             for (stats_name, metric) in [
                 ("GROUP_GET_NUMS", TrafficMetric::ConsumeMessages),
                 ("GROUP_GET_SIZE", TrafficMetric::ConsumeBytes),
+                ("SNDBCK_PUT_NUMS", TrafficMetric::SendBack),
             ] {
                 let key = format!("{topic}@{group}");
                 let (topic, group) = (Some(topic.clone()), Some(group.clone()));

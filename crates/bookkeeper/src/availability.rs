@@ -225,14 +225,14 @@ pub fn encode_periodic(runs: &[Run]) -> Vec<u8> {
     let mut groups: Vec<SequenceGroup> = Vec::new();
     for (s, size) in pieces(runs) {
         if let Some(g) = groups.last_mut() {
-            let step = s - g.last_sequence_start;
-            let fits_period = if g.sequence_period == 0 {
-                i32::try_from(step).is_ok()
-            } else {
-                step == i64::from(g.sequence_period)
+            let step = s
+                .checked_sub(g.last_sequence_start)
+                .and_then(|d| i32::try_from(d).ok());
+            let joins = |&st: &i32| {
+                g.sequence_size == size && (g.sequence_period == 0 || st == g.sequence_period)
             };
-            if g.sequence_size == size && fits_period {
-                g.sequence_period = step as i32;
+            if let Some(step) = step.filter(joins) {
+                g.sequence_period = step;
                 g.last_sequence_start = s;
                 continue;
             }

@@ -168,7 +168,8 @@ pub struct LedgerMetadata {
 }
 
 impl LedgerMetadata {
-    /// Decodes a ledger znode's value (format version 2 or 3).
+    /// Decodes a ledger znode's value (format version 2 or 3). In version 3, bytes after the length-delimited
+    /// message are ignored, as BookKeeper's `parseDelimitedFrom` ignores them.
     pub fn decode(bytes: &[u8]) -> Result<LedgerMetadata, MetadataError> {
         let rest = bytes
             .strip_prefix(HEADER_PREFIX)

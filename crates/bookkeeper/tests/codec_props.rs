@@ -152,6 +152,14 @@ proptest! {
     }
 
     #[test]
+    fn availability_round_trips_far_apart_runs(starts in proptest::collection::vec(any::<i64>(), 0..10), len in 1i64..1000) {
+        let rs: Vec<Run> = starts.iter().map(|&s| Run { start: s.min(i64::MAX - len), end_exclusive: s.min(i64::MAX - len) + len }).collect();
+        let merged = availability::merge(rs.clone());
+        prop_assert_eq!(availability::decode(&availability::encode_bookie_style(&rs)).unwrap(), merged.clone());
+        prop_assert_eq!(availability::decode(&availability::encode_periodic(&rs)).unwrap(), merged);
+    }
+
+    #[test]
     fn periodic_groups_equal_naive_expansion(first in 0i64..1000, n in 1i64..50, size in 1i32..6, period in 1i32..10) {
         let last = first + (n - 1) * i64::from(period);
         let g = availability::SequenceGroup {

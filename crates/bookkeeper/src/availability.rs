@@ -195,54 +195,62 @@ pub fn encode_groups(groups: &[SequenceGroup]) -> Vec<u8> {
     out
 }
 
-/// Splits merged runs into pieces no longer than an i32 sequence size allows.
-fn pieces(runs: &[Run]) -> impl Iterator<Item = (i64, i32)> + '_ {
-    merge(runs.to_vec()).into_iter().flat_map(|r| {
-        let max = i64::from(i32::MAX);
-        let n = r.end_exclusive.abs_diff(r.start).div_ceil(max as u64) as i64;
-        (0..n).map(move |k| {
-            let s = r.start + k * max;
-            (s, (r.end_exclusive - s).min(max) as i32)
-        })
-    })
+/// The groups for one run: a run longer than an i32 sequence size becomes one periodic group of adjacent
+/// full-size pieces (period = size, so they join into one run) plus one group for the rest: at most two groups
+/// whatever the run's length (a run spanning 2^62 entries must not become 2^31 groups).
+fn run_groups(r: Run) -> impl Iterator<Item = SequenceGroup> {
+    let max = i64::from(i32::MAX);
+    let len = r.end_exclusive - r.start;
+    let full = len / max;
+    let rest = len % max;
+    let body = (full > 0).then(|| SequenceGroup {
+        first_sequence_start: r.start,
+        last_sequence_start: r.start + (full - 1) * max,
+        sequence_size: i32::MAX,
+        sequence_period: if full > 1 { i32::MAX } else { 0 },
+    });
+    let tail = (rest > 0).then(|| SequenceGroup {
+        first_sequence_start: r.start + full * max,
+        last_sequence_start: r.start + full * max,
+        sequence_size: rest as i32,
+        sequence_period: 0,
+    });
+    body.into_iter().chain(tail)
 }
 
-/// Encodes as a BookKeeper 4.18 bookie does: one group per run, period 0 (runs are merged first).
+/// Encodes as a BookKeeper 4.18 bookie does: one group per run, period 0 (runs are merged first; a run longer
+/// than an i32 sequence size, which no real ledger has, is split as [`run_groups`] says).
 pub fn encode_bookie_style(runs: &[Run]) -> Vec<u8> {
-    let groups: Vec<SequenceGroup> = pieces(runs)
-        .map(|(s, size)| SequenceGroup {
-            first_sequence_start: s,
-            last_sequence_start: s,
-            sequence_size: size,
-            sequence_period: 0,
-        })
+    let groups: Vec<SequenceGroup> = merge(runs.to_vec())
+        .into_iter()
+        .flat_map(run_groups)
         .collect();
     encode_groups(&groups)
 }
 
-/// Encodes with periodic groups: consecutive runs of equal size at equal distance share a group.
+/// Encodes with periodic groups: consecutive single runs of equal size at equal distance share a group.
 pub fn encode_periodic(runs: &[Run]) -> Vec<u8> {
     let mut groups: Vec<SequenceGroup> = Vec::new();
-    for (s, size) in pieces(runs) {
+    for next in merge(runs.to_vec()).into_iter().flat_map(run_groups) {
         if let Some(g) = groups.last_mut() {
-            let step = s
+            let single = next.sequence_period == 0;
+            let step = next
+                .first_sequence_start
                 .checked_sub(g.last_sequence_start)
                 .and_then(|d| i32::try_from(d).ok());
             let joins = |&st: &i32| {
-                g.sequence_size == size && (g.sequence_period == 0 || st == g.sequence_period)
+                single
+                    && g.sequence_size == next.sequence_size
+                    && st > g.sequence_size
+                    && (g.sequence_period == 0 || st == g.sequence_period)
             };
             if let Some(step) = step.filter(joins) {
                 g.sequence_period = step;
-                g.last_sequence_start = s;
+                g.last_sequence_start = next.first_sequence_start;
                 continue;
             }
         }
-        groups.push(SequenceGroup {
-            first_sequence_start: s,
-            last_sequence_start: s,
-            sequence_size: size,
-            sequence_period: 0,
-        });
+        groups.push(next);
     }
     encode_groups(&groups)
 }
@@ -381,6 +389,19 @@ mod tests {
             end_exclusive: 5_000_000_000,
         }];
         assert_eq!(decode(&encode_bookie_style(&runs)).unwrap(), runs);
+        assert_eq!(decode(&encode_periodic(&runs)).unwrap(), runs);
+    }
+
+    #[test]
+    fn a_run_of_2_pow_62_entries_is_two_groups_not_billions() {
+        // Found by the availability fuzz target: the encoder split huge runs into 2^31 pieces (out of memory).
+        let runs = [Run {
+            start: -(1 << 61),
+            end_exclusive: 1 << 61,
+        }];
+        let bytes = encode_bookie_style(&runs);
+        assert_eq!(bytes.len(), 64 + 2 * 24);
+        assert_eq!(decode(&bytes).unwrap(), runs);
         assert_eq!(decode(&encode_periodic(&runs)).unwrap(), runs);
     }
 }

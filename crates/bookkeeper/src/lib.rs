@@ -10,5 +10,6 @@
 pub mod availability;
 pub mod metadata;
 pub mod paths;
+pub mod stripes;
 pub mod textformat;
 pub mod underreplication;

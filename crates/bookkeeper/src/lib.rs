@@ -13,3 +13,4 @@ pub mod paths;
 pub mod stripes;
 pub mod textformat;
 pub mod underreplication;
+pub mod zk;

@@ -3,12 +3,13 @@
 //! What it owns: free loopback ports, processes started from a binary and stopped by their PID (SIGTERM, then
 //! SIGKILL after a deadline; also on drop), polling with a deadline instead of sleeping, and the location of the
 //! peers `scripts/test` installs (`$HOME/.cache/mqwatch/peers/<name>-<version>`, or `MQWATCH_PEERS`).
-//! Engine-specific harnesses (a RocketMQ name server with brokers, …) live in [`rocketmq`].
+//! Engine-specific harnesses live in [`rocketmq`] (a name server with brokers) and [`zookeeper`].
 //!
 //! What it is not: a fake of anything. Fakes stay in the test files that need them and say so.
 
 pub mod process;
 pub mod rocketmq;
+pub mod zookeeper;
 
 use std::net::TcpListener;
 use std::path::PathBuf;

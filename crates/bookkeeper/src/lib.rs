@@ -8,6 +8,7 @@
 //! What it is not: a BookKeeper client for writing ledgers, and it never computes alarms.
 
 pub mod availability;
+pub mod bookie;
 pub mod metadata;
 pub mod paths;
 pub mod stripes;

@@ -26,59 +26,53 @@ pub(crate) async fn collect(
     masters_with_cluster: &[(KnownBroker, String)],
     concurrency: usize,
 ) -> Vec<TrafficSample> {
+    const TOPIC: &[(&str, TrafficMetric)] = &[
+        ("TOPIC_PUT_NUMS", TrafficMetric::ProduceMessages),
+        ("TOPIC_PUT_SIZE", TrafficMetric::ProduceBytes),
+    ];
+    const GROUP: &[(&str, TrafficMetric)] = &[
+        ("GROUP_GET_NUMS", TrafficMetric::ConsumeMessages),
+        ("GROUP_GET_SIZE", TrafficMetric::ConsumeBytes),
+        ("SNDBCK_PUT_NUMS", TrafficMetric::SendBack),
+    ];
+    const BROKER: &[(&str, TrafficMetric)] = &[
+        ("BROKER_PUT_NUMS", TrafficMetric::ProduceMessages),
+        ("BROKER_GET_NUMS", TrafficMetric::ConsumeMessages),
+    ];
     let mut items = Vec::new();
-    for (topic, masters) in topics {
+    let mut add = |masters: &[KnownBroker],
+                   names: &[(&'static str, TrafficMetric)],
+                   key: String,
+                   topic: Option<&String>,
+                   group: Option<&String>| {
         for m in masters {
-            for (stats_name, metric) in [
-                ("TOPIC_PUT_NUMS", TrafficMetric::ProduceMessages),
-                ("TOPIC_PUT_SIZE", TrafficMetric::ProduceBytes),
-            ] {
-                let (topic, key) = (Some(topic.clone()), topic.clone());
+            for &(stats_name, metric) in names {
+                let (topic, group) = (topic.cloned(), group.cloned());
                 items.push(Item {
                     master: m.clone(),
                     stats_name,
-                    key,
-                    metric,
-                    topic,
-                    group: None,
-                });
-            }
-        }
-    }
-    for (topic, group, masters) in consumed {
-        for m in masters {
-            for (stats_name, metric) in [
-                ("GROUP_GET_NUMS", TrafficMetric::ConsumeMessages),
-                ("GROUP_GET_SIZE", TrafficMetric::ConsumeBytes),
-                ("SNDBCK_PUT_NUMS", TrafficMetric::SendBack),
-            ] {
-                let key = format!("{topic}@{group}");
-                let (topic, group) = (Some(topic.clone()), Some(group.clone()));
-                items.push(Item {
-                    master: m.clone(),
-                    stats_name,
-                    key,
+                    key: key.clone(),
                     metric,
                     topic,
                     group,
                 });
             }
         }
+    };
+    for (topic, masters) in topics {
+        add(masters, TOPIC, topic.clone(), Some(topic), None);
+    }
+    for (topic, group, masters) in consumed {
+        add(
+            masters,
+            GROUP,
+            format!("{topic}@{group}"),
+            Some(topic),
+            Some(group),
+        );
     }
     for (m, cluster) in masters_with_cluster {
-        for (stats_name, metric) in [
-            ("BROKER_PUT_NUMS", TrafficMetric::ProduceMessages),
-            ("BROKER_GET_NUMS", TrafficMetric::ConsumeMessages),
-        ] {
-            items.push(Item {
-                master: m.clone(),
-                stats_name,
-                key: cluster.clone(),
-                metric,
-                topic: None,
-                group: None,
-            });
-        }
+        add(std::slice::from_ref(m), BROKER, cluster.clone(), None, None);
     }
     let samples: Vec<Option<TrafficSample>> = super::cycle::bounded(
         items

@@ -114,7 +114,7 @@ impl LifecycleState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ObservedState {
-    /// Registered but not serving (Kafka: fenced; RocketMQ: registered but not `brokerActive`; BookKeeper: cookie
+    /// Registered but not serving (Kafka: fenced; RocketMQ: registered but not ready (`brokerReady` false) or silent; BookKeeper: cookie
     /// present but not under `/available`).
     Fenced,
     /// Serving.

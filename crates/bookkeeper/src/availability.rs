@@ -2,7 +2,7 @@
 //! ledger it holds. Big-endian: a 64-byte header (i32 version, must be 0; i32 group count; zeros), then 24-byte
 //! sequence groups (i64 firstSequenceStart, i64 lastSequenceStart, i32 sequenceSize, i32 sequencePeriod), each
 //! the runs `[s, s + size)` for s = first, first + period, …, last. It owns decoding that into sorted, merged
-//! [`Run`]s (whatever grouping the sender chose), and encoding runs the way a BookKeeper 4.18 bookie does.
+//! [`EntryRun`]s (whatever grouping the sender chose), and encoding runs the way a BookKeeper 4.18 bookie does.
 
 /// Size of the header.
 pub const HEADER_LEN: usize = 64;
@@ -42,14 +42,7 @@ pub enum AvailabilityError {
     TooManyRuns(u64),
 }
 
-/// A run of consecutive entries `[start, end_exclusive)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Run {
-    /// First entry of the run.
-    pub start: i64,
-    /// One past the last entry.
-    pub end_exclusive: i64,
-}
+pub use mqwatch_model::EntryRun;
 
 /// One sequence group as on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -77,12 +70,12 @@ fn be_i64(b: &[u8]) -> i64 {
 }
 
 /// Decodes into sorted, merged, non-overlapping runs, expanding at most [`MAX_RUNS`].
-pub fn decode(bytes: &[u8]) -> Result<Vec<Run>, AvailabilityError> {
+pub fn decode(bytes: &[u8]) -> Result<Vec<EntryRun>, AvailabilityError> {
     decode_with_limit(bytes, MAX_RUNS)
 }
 
 /// [`decode`] with a chosen bound on the number of runs.
-pub fn decode_with_limit(bytes: &[u8], max_runs: u64) -> Result<Vec<Run>, AvailabilityError> {
+pub fn decode_with_limit(bytes: &[u8], max_runs: u64) -> Result<Vec<EntryRun>, AvailabilityError> {
     if bytes.len() < HEADER_LEN {
         return Err(AvailabilityError::Short(bytes.len()));
     }
@@ -122,14 +115,14 @@ pub fn decode_with_limit(bytes: &[u8], max_runs: u64) -> Result<Vec<Run>, Availa
         let period = i64::from(g.sequence_period);
         if g.first_sequence_start == g.last_sequence_start || period <= size {
             // One run, or runs that touch or overlap: the group is one contiguous run.
-            runs.push(Run {
+            runs.push(EntryRun {
                 start: g.first_sequence_start,
                 end_exclusive: g.last_sequence_start + size,
             });
         } else {
             let mut s = g.first_sequence_start;
             loop {
-                runs.push(Run {
+                runs.push(EntryRun {
                     start: s,
                     end_exclusive: s + size,
                 });
@@ -165,10 +158,10 @@ fn group_runs(g: &SequenceGroup) -> Option<u64> {
 }
 
 /// Sorts runs and merges the ones that overlap or touch; empty runs are dropped.
-pub fn merge(mut runs: Vec<Run>) -> Vec<Run> {
+pub fn merge(mut runs: Vec<EntryRun>) -> Vec<EntryRun> {
     runs.retain(|r| r.start < r.end_exclusive);
     runs.sort_unstable();
-    let mut out: Vec<Run> = Vec::with_capacity(runs.len());
+    let mut out: Vec<EntryRun> = Vec::with_capacity(runs.len());
     for r in runs {
         match out.last_mut() {
             Some(last) if r.start <= last.end_exclusive => {
@@ -198,7 +191,7 @@ pub fn encode_groups(groups: &[SequenceGroup]) -> Vec<u8> {
 /// The groups for one run: a run longer than an i32 sequence size becomes one periodic group of adjacent
 /// full-size pieces (period = size, so they join into one run) plus one group for the rest: at most two groups
 /// whatever the run's length (a run spanning 2^62 entries must not become 2^31 groups).
-fn run_groups(r: Run) -> impl Iterator<Item = SequenceGroup> {
+fn run_groups(r: EntryRun) -> impl Iterator<Item = SequenceGroup> {
     let max = i64::from(i32::MAX);
     let len = r.end_exclusive - r.start;
     let full = len / max;
@@ -220,7 +213,7 @@ fn run_groups(r: Run) -> impl Iterator<Item = SequenceGroup> {
 
 /// Encodes as a BookKeeper 4.18 bookie does: one group per run, period 0 (runs are merged first; a run longer
 /// than an i32 sequence size, which no real ledger has, is split as [`run_groups`] says).
-pub fn encode_bookie_style(runs: &[Run]) -> Vec<u8> {
+pub fn encode_bookie_style(runs: &[EntryRun]) -> Vec<u8> {
     let groups: Vec<SequenceGroup> = merge(runs.to_vec())
         .into_iter()
         .flat_map(run_groups)
@@ -229,7 +222,7 @@ pub fn encode_bookie_style(runs: &[Run]) -> Vec<u8> {
 }
 
 /// Encodes with periodic groups: consecutive single runs of equal size at equal distance share a group.
-pub fn encode_periodic(runs: &[Run]) -> Vec<u8> {
+pub fn encode_periodic(runs: &[EntryRun]) -> Vec<u8> {
     let mut groups: Vec<SequenceGroup> = Vec::new();
     for next in merge(runs.to_vec()).into_iter().flat_map(run_groups) {
         if let Some(g) = groups.last_mut() {
@@ -274,9 +267,9 @@ mod tests {
         g
     }
 
-    fn spec_runs() -> Vec<Run> {
+    fn spec_runs() -> Vec<EntryRun> {
         [1, 4, 7, 10]
-            .map(|s| Run {
+            .map(|s| EntryRun {
                 start: s,
                 end_exclusive: s + 2,
             })
@@ -318,11 +311,11 @@ mod tests {
         assert_eq!(
             decode(&bytes).unwrap(),
             [
-                Run {
+                EntryRun {
                     start: 0,
                     end_exclusive: 8
                 },
-                Run {
+                EntryRun {
                     start: 20,
                     end_exclusive: 21
                 }
@@ -384,7 +377,7 @@ mod tests {
 
     #[test]
     fn long_runs_split_into_i32_pieces() {
-        let runs = [Run {
+        let runs = [EntryRun {
             start: 0,
             end_exclusive: 5_000_000_000,
         }];
@@ -395,7 +388,7 @@ mod tests {
     #[test]
     fn a_run_of_2_pow_62_entries_is_two_groups_not_billions() {
         // Found by the availability fuzz target: the encoder split huge runs into 2^31 pieces (out of memory).
-        let runs = [Run {
+        let runs = [EntryRun {
             start: -(1 << 61),
             end_exclusive: 1 << 61,
         }];

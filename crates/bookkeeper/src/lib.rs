@@ -11,7 +11,6 @@ pub mod availability;
 pub mod bookie;
 pub mod metadata;
 pub mod paths;
-pub mod stripes;
 pub mod textformat;
 pub mod underreplication;
 pub mod zk;

@@ -1,11 +1,10 @@
 //! Ledger metadata as BookKeeper stores it in a ledger's znode: the ASCII header line
 //! `BookieMetadataFormatVersion\t<N>\n`, then for N = 3 one length-delimited binary protobuf
 //! `LedgerMetadataFormat`, for N = 2 the same message in protobuf TEXT format. It owns decoding both into
-//! [`LedgerMetadata`], encoding version 3, and the segment arithmetic the durability audit starts from.
+//! [`LedgerMetadata`], encoding version 3, and its engine-neutral [`LedgerLayout`].
 //! Version 1 (an old line format) and unknown versions are rejected with an error naming the version.
 
 use std::collections::BTreeMap;
-use std::ops::RangeInclusive;
 
 use prost::Message;
 
@@ -44,45 +43,35 @@ pub enum MetadataError {
     },
 }
 
-/// A ledger's lifecycle state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum LedgerState {
-    /// Still being written (protobuf OPEN = 1, the default).
-    Open,
-    /// Being recovered after its writer went away (IN_RECOVERY = 2).
-    InRecovery,
-    /// Closed: `last_entry_id` is final (CLOSED = 3).
-    Closed,
+pub use mqwatch_model::LedgerState;
+use mqwatch_model::{LedgerLayout, LedgerSegment};
+
+fn state_from_wire(v: i32) -> Result<LedgerState, MetadataError> {
+    match v {
+        1 => Ok(LedgerState::Open),
+        2 => Ok(LedgerState::InRecovery),
+        3 => Ok(LedgerState::Closed),
+        value => Err(MetadataError::UnknownEnum {
+            field: "state",
+            value,
+        }),
+    }
 }
 
-impl LedgerState {
-    fn from_wire(v: i32) -> Result<Self, MetadataError> {
-        match v {
-            1 => Ok(Self::Open),
-            2 => Ok(Self::InRecovery),
-            3 => Ok(Self::Closed),
-            value => Err(MetadataError::UnknownEnum {
-                field: "state",
-                value,
-            }),
-        }
+fn state_to_wire(s: LedgerState) -> i32 {
+    match s {
+        LedgerState::Open => 1,
+        LedgerState::InRecovery => 2,
+        LedgerState::Closed => 3,
     }
+}
 
-    fn to_wire(self) -> i32 {
-        match self {
-            Self::Open => 1,
-            Self::InRecovery => 2,
-            Self::Closed => 3,
-        }
-    }
-
-    /// The protobuf enum name (`OPEN`, `IN_RECOVERY`, `CLOSED`), as the text format writes it.
-    pub fn proto_name(self) -> &'static str {
-        match self {
-            Self::Open => "OPEN",
-            Self::InRecovery => "IN_RECOVERY",
-            Self::Closed => "CLOSED",
-        }
+/// The protobuf enum name of a ledger state (`OPEN`, `IN_RECOVERY`, `CLOSED`), as the text format writes it.
+pub fn state_proto_name(s: LedgerState) -> &'static str {
+    match s {
+        LedgerState::Open => "OPEN",
+        LedgerState::InRecovery => "IN_RECOVERY",
+        LedgerState::Closed => "CLOSED",
     }
 }
 
@@ -198,7 +187,7 @@ impl LedgerMetadata {
             ensemble_size: Some(self.ensemble_size),
             length: Some(self.length),
             last_entry_id: self.last_entry_id,
-            state: Some(self.state.to_wire()),
+            state: Some(state_to_wire(self.state)),
             segment: self
                 .segments
                 .iter()
@@ -228,21 +217,26 @@ impl LedgerMetadata {
         out
     }
 
-    /// Entries `first..=last` of segment `i`: up to the next segment's first entry - 1, the last segment up
-    /// to `last_entry_id` (-1 when absent, so an open ledger's last segment counts as empty). The range may be
-    /// empty (`start > end`). `None` when there is no segment `i`.
-    pub fn segment_range(&self, i: usize) -> Option<RangeInclusive<i64>> {
-        let seg = self.segments.get(i)?;
-        let end = match self.segments.get(i + 1) {
-            Some(next) => next.first_entry_id.saturating_sub(1),
-            None => self.last_entry_id.unwrap_or(-1),
-        };
-        Some(seg.first_entry_id..=end)
-    }
-
-    /// Closed with at least one entry: the only ledgers the durability audit checks.
-    pub fn is_closed_and_non_empty(&self) -> bool {
-        self.state == LedgerState::Closed && self.last_entry_id.is_some_and(|l| l >= 0)
+    /// The engine-neutral layout of ledger `id` that the durability audit reads (segment arithmetic, replica
+    /// schedule). Negative sizes read as 0, which the audit reports as a placement violation.
+    pub fn layout(&self, id: u64) -> LedgerLayout {
+        let size = |v: i32| usize::try_from(v).unwrap_or(0);
+        LedgerLayout {
+            id,
+            state: self.state,
+            ensemble_size: size(self.ensemble_size),
+            write_quorum: size(self.write_quorum),
+            ack_quorum: size(self.ack_quorum),
+            last_entry: self.last_entry_id,
+            segments: self
+                .segments
+                .iter()
+                .map(|s| LedgerSegment {
+                    first_entry: s.first_entry_id,
+                    ensemble: s.ensemble.clone(),
+                })
+                .collect(),
+        }
     }
 
     fn from_wire(w: wire::LedgerMetadataFormat) -> Result<Self, MetadataError> {
@@ -271,7 +265,7 @@ impl LedgerMetadata {
                 .ok_or(MetadataError::Missing("ensembleSize"))?,
             length: w.length.ok_or(MetadataError::Missing("length"))?,
             last_entry_id: w.last_entry_id,
-            state: LedgerState::from_wire(w.state.unwrap_or(1))?,
+            state: state_from_wire(w.state.unwrap_or(1))?,
             segments,
             digest_type: w.digest_type.map(DigestType::from_wire).transpose()?,
             ctime: w.ctime,
@@ -313,8 +307,8 @@ impl LedgerMetadata {
                     LedgerState::Closed,
                 ]
                 .into_iter()
-                .find(|s| s.proto_name() == n)
-                .map(LedgerState::to_wire)
+                .find(|s| state_proto_name(*s) == n)
+                .map(state_to_wire)
             })
             .map_err(txt)?;
         let digest_type = t

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use mqwatch_bookkeeper::availability::{self, Run};
+use mqwatch_bookkeeper::availability::{self, EntryRun};
 use mqwatch_bookkeeper::metadata::{DigestType, LedgerMetadata, LedgerState, Segment};
 use mqwatch_bookkeeper::paths;
 use mqwatch_bookkeeper::textformat::escape;
@@ -74,7 +74,10 @@ fn to_v2_text(m: &LedgerMetadata) -> Vec<u8> {
     if let Some(l) = m.last_entry_id {
         t += &format!("lastEntryId: {l}\n");
     }
-    t += &format!("state: {}\n", m.state.proto_name());
+    t += &format!(
+        "state: {}\n",
+        mqwatch_bookkeeper::metadata::state_proto_name(m.state)
+    );
     for s in &m.segments {
         t += "segment {\n";
         for b in &s.ensemble {
@@ -100,10 +103,10 @@ fn to_v2_text(m: &LedgerMetadata) -> Vec<u8> {
     t.into_bytes()
 }
 
-fn runs() -> impl Strategy<Value = Vec<Run>> {
+fn runs() -> impl Strategy<Value = Vec<EntryRun>> {
     proptest::collection::vec((0i64..1_000, 1i64..20), 0..30).prop_map(|v| {
         v.into_iter()
-            .map(|(start, len)| Run {
+            .map(|(start, len)| EntryRun {
                 start,
                 end_exclusive: start + len,
             })
@@ -111,7 +114,7 @@ fn runs() -> impl Strategy<Value = Vec<Run>> {
     })
 }
 
-fn entries(runs: &[Run]) -> BTreeSet<i64> {
+fn entries(runs: &[EntryRun]) -> BTreeSet<i64> {
     runs.iter().flat_map(|r| r.start..r.end_exclusive).collect()
 }
 
@@ -153,7 +156,7 @@ proptest! {
 
     #[test]
     fn availability_round_trips_far_apart_runs(starts in proptest::collection::vec(any::<i64>(), 0..10), len in 1i64..1000) {
-        let rs: Vec<Run> = starts.iter().map(|&s| Run { start: s.min(i64::MAX - len), end_exclusive: s.min(i64::MAX - len) + len }).collect();
+        let rs: Vec<EntryRun> = starts.iter().map(|&s| EntryRun { start: s.min(i64::MAX - len), end_exclusive: s.min(i64::MAX - len) + len }).collect();
         let merged = availability::merge(rs.clone());
         prop_assert_eq!(availability::decode(&availability::encode_bookie_style(&rs)).unwrap(), merged.clone());
         prop_assert_eq!(availability::decode(&availability::encode_periodic(&rs)).unwrap(), merged);

@@ -59,22 +59,22 @@ fn ack_quorum_defaults_to_write_quorum_and_state_to_open() {
         (m.write_quorum, m.ack_quorum, m.state),
         (3, 3, LedgerState::Open)
     );
-    assert!(!m.is_closed_and_non_empty());
+    assert!(!m.layout(1).is_closed_and_non_empty());
 }
 
 #[test]
 fn segment_ranges() {
     let m = closed();
-    assert_eq!(m.segment_range(0), Some(0..=4));
-    assert_eq!(m.segment_range(1), Some(5..=9));
-    assert!(m.segment_range(2).unwrap().is_empty());
-    assert_eq!(m.segment_range(3), None);
-    assert!(m.is_closed_and_non_empty());
+    assert_eq!(m.layout(1).segment_range(0), Some(0..=4));
+    assert_eq!(m.layout(1).segment_range(1), Some(5..=9));
+    assert!(m.layout(1).segment_range(2).unwrap().is_empty());
+    assert_eq!(m.layout(1).segment_range(3), None);
+    assert!(m.layout(1).is_closed_and_non_empty());
     let empty = LedgerMetadata {
         last_entry_id: Some(-1),
         ..closed()
     };
-    assert!(!empty.is_closed_and_non_empty());
+    assert!(!empty.layout(1).is_closed_and_non_empty());
 }
 
 #[test]

@@ -13,6 +13,7 @@ pub mod failures;
 pub mod lifecycle;
 pub mod liveness;
 pub mod offsets;
+pub mod replicas;
 #[cfg(test)]
 mod testing;
 mod thresholds;

@@ -5,7 +5,7 @@
 
 pub mod wire;
 
-use crate::availability::{self, Run};
+use crate::availability::{self, EntryRun};
 use prost::Message;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -33,7 +33,7 @@ pub struct BookieError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Holdings {
     /// These entries (sorted, merged runs).
-    Entries(Vec<Run>),
+    Entries(Vec<EntryRun>),
     /// Nothing: ENOLEDGER.
     NoLedger,
 }

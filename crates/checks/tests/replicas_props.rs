@@ -1,7 +1,7 @@
 //! The replica arithmetic against naive per-entry models: expected stripes, missing runs, worst copies.
 
-use mqwatch_bookkeeper::availability::{Run, merge};
-use mqwatch_bookkeeper::stripes::{Stripes, missing, worst_copies};
+use mqwatch_checks::replicas::{missing, worst_copies};
+use mqwatch_model::{EntryRun, Stripes};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
@@ -9,19 +9,19 @@ fn holds(b: i64, e: i64, ensemble: i64, wq: i64) -> bool {
     (b - e).rem_euclid(ensemble) < wq
 }
 
-fn expand(runs: &[Run]) -> BTreeSet<i64> {
+fn expand(runs: &[EntryRun]) -> BTreeSet<i64> {
     runs.iter().flat_map(|r| r.start..r.end_exclusive).collect()
 }
 
-fn to_runs(set: &BTreeSet<i64>) -> Vec<Run> {
-    merge(
-        set.iter()
-            .map(|&e| Run {
-                start: e,
-                end_exclusive: e + 1,
-            })
-            .collect(),
-    )
+fn to_runs(set: &BTreeSet<i64>) -> Vec<EntryRun> {
+    let mut out: Vec<EntryRun> = Vec::new();
+    for &e in set {
+        match out.last_mut() {
+            Some(last) if last.end_exclusive == e => last.end_exclusive = e + 1,
+            _ => out.push(EntryRun::new(e, e + 1)),
+        }
+    }
+    out
 }
 
 fn segment() -> impl Strategy<Value = (usize, usize, i64, i64)> {
@@ -37,7 +37,7 @@ proptest! {
     fn stripes_are_exactly_the_entries_a_bookie_must_hold((e, wq, first, last) in segment(), b in 0usize..8) {
         prop_assume!(b < e);
         let s = Stripes::new(first, last, e, wq, b).unwrap();
-        let runs: Vec<Run> = s.runs().collect();
+        let runs: Vec<EntryRun> = s.runs().collect();
         let naive: BTreeSet<i64> = (first..=last).filter(|&x| holds(b as i64, x, e as i64, wq as i64)).collect();
         prop_assert_eq!(expand(&runs), naive.clone());
         prop_assert_eq!(runs.clone(), to_runs(&naive), "sorted, disjoint, merged");
@@ -60,7 +60,7 @@ proptest! {
         (e, wq, first, last) in segment(),
         kept in proptest::collection::vec(proptest::collection::btree_set(-30i64..110, 0..80), 8),
     ) {
-        let per_bookie: Vec<Vec<Run>> = (0..e)
+        let per_bookie: Vec<Vec<EntryRun>> = (0..e)
             .map(|b| {
                 let s = Stripes::new(first, last, e, wq, b).unwrap();
                 missing(s.runs(), &to_runs(&kept[b]))

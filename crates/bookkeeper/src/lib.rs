@@ -9,6 +9,7 @@
 
 pub mod availability;
 pub mod bookie;
+pub mod collector;
 pub mod metadata;
 pub mod paths;
 pub mod textformat;

@@ -18,6 +18,8 @@ pub struct Thresholds {
     pub slave_fall_behind: SlaveFallBehindThresholds,
     /// `startup_pending`, `controlled_shutdown_pending`.
     pub lifecycle: LifecycleThresholds,
+    /// The ledger audit: `under_replication_stuck`, `placement_violation`.
+    pub ledgers: crate::ledgers::LedgerThresholds,
 }
 
 /// MQCloud CONSUME_UNDONE: clustering groups alert when age AND count exceed; broadcasting groups on count.

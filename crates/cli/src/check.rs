@@ -1,13 +1,16 @@
 //! `mqwatch check`: one cycle per cluster, findings and key statistics printed as text or JSON, and the exit code
 //! of the worst finding (0 healthy, 1 warnings, 2 critical; 3 when mqwatch could not run).
 
+use crate::audit::LedgerAudit;
 use crate::config::{ClusterConfig, Config};
 use crate::run::{CycleResult, cycle, now_ms};
 use crate::state::StateDir;
 use anyhow::Result;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mqwatch_model::{Finding, Severity};
 use mqwatch_rocketmq::client::AdminClient;
 use std::fmt::Write as _;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 /// Runs one cycle of every cluster and prints the results.
@@ -21,15 +24,32 @@ pub fn run(
         .worker_threads(2)
         .enable_all()
         .build()?;
+    let bar = progress_bar();
+    let progress = |done: u64, total: u64| {
+        bar.set_length(total);
+        bar.set_position(done);
+    };
     let results: Vec<CycleResult> = rt.block_on(async {
         let mut out = Vec::new();
         for c in clusters {
             let client = AdminClient::new(c.timeout.0);
             let mut memory = mqwatch_state::ClusterState::new();
-            out.push(cycle(c, &client, &config.thresholds, state, &mut memory, now_ms()).await?);
+            let r = cycle(
+                c,
+                &client,
+                &config.thresholds,
+                state,
+                &mut memory,
+                &progress,
+                now_ms(),
+            )
+            .await?;
+            bar.reset();
+            out.push(r);
         }
         anyhow::Ok(out)
     })?;
+    bar.finish_and_clear();
     let worst = Finding::worst(results.iter().flat_map(|r| &r.findings));
     if json {
         let doc = serde_json::json!({ "worst": worst, "clusters": results });
@@ -44,13 +64,27 @@ pub fn run(
     }))
 }
 
+/// A progress bar on stderr when it is a terminal (ledgers audited / ledgers in all), hidden otherwise.
+fn progress_bar() -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template("auditing ledgers {bar:40} {pos}/{len} ({per_sec}, eta {eta})")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
 fn text(results: &[CycleResult]) -> String {
     let mut out = String::new();
     for r in results {
         let s = &r.snapshot;
         let _ = writeln!(
             out,
-            "cluster {} ({}): {} nodes, {} queues, {} groups; cycle {} ms",
+            "cluster {} ({}): {} nodes, {} logs, {} groups; cycle {} ms",
             s.cluster,
             s.engine.map(|e| e.as_str()).unwrap_or("?"),
             s.nodes.len(),
@@ -86,6 +120,9 @@ fn text(results: &[CycleResult]) -> String {
                 g.clients.len()
             );
         }
+        if let Some(l) = &r.ledgers {
+            ledger_text(&mut out, l);
+        }
         let _ = writeln!(out, "findings ({}):", r.findings.len());
         for f in &r.findings {
             let _ = writeln!(
@@ -98,4 +135,37 @@ fn text(results: &[CycleResult]) -> String {
         }
     }
     out
+}
+
+fn ledger_text(out: &mut String, l: &LedgerAudit) {
+    let c = &l.counts;
+    let _ = writeln!(
+        out,
+        "  ledgers {}: {} healthy; skipped {} open, {} empty, {} marked; {} unavailable (silent bookies)",
+        c.ledgers, c.healthy, c.skipped_open, c.skipped_empty, c.skipped_marked, c.unavailable
+    );
+    let _ = writeln!(
+        out,
+        "  violations: {} no replica, {} below ack quorum, {} below write quorum, {} placement, {} stuck",
+        c.entries_no_replica,
+        c.entries_below_ack_quorum,
+        c.entries_below_write_quorum,
+        c.placement_violation,
+        c.under_replication_stuck
+    );
+    if l.redone > 0 || !l.unsettled.is_empty() {
+        let _ = writeln!(
+            out,
+            "  {} ledgers redone after their metadata changed; {} left for the next pass",
+            l.redone,
+            l.unsettled.len()
+        );
+    }
+    for (id, bookies) in &l.unavailable {
+        let _ = writeln!(
+            out,
+            "  ledger {id}: not fully checked, silent: {}",
+            bookies.join(", ")
+        );
+    }
 }

@@ -5,6 +5,7 @@ use crate::config::{ClusterConfig, Config};
 use crate::state::StateDir;
 use anyhow::{Result, bail};
 use clap::{Args as ClapArgs, CommandFactory, Parser, Subcommand};
+use mqwatch_model::{Span, parse_duration};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -56,6 +57,9 @@ pub struct CheckArgs {
     /// Where the clusters come from.
     #[command(flatten)]
     pub source: CheckSource,
+    /// Ledgers root of the `--zk` cluster.
+    #[arg(long, default_value = "/ledgers", requires = "zk")]
+    pub root: String,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -93,6 +97,15 @@ pub enum Audit {
         /// Report ledgers under-replicated for longer than this (e.g. 1h). Off by default, as in BookKeeper.
         #[arg(long, value_name = "DURATION")]
         grace: Option<String>,
+        /// Probes of a silent bookie before it counts as unreachable.
+        #[arg(long, default_value_t = 2, value_name = "N")]
+        rechecks: u32,
+        /// Wait before each re-probe (e.g. 10s).
+        #[arg(long, default_value = "10s", value_name = "DURATION")]
+        recheck_delay: String,
+        /// Timeout of the ZooKeeper session and of every bookie request.
+        #[arg(long, default_value = "10s", value_name = "DURATION")]
+        timeout: String,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -115,24 +128,49 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Command::Check(c) if c.source.kafka.is_some() => {
             not_yet("check --kafka", "the Kafka collector issue")
         }
-        Command::Check(c) if c.source.zk.is_some() => {
-            not_yet("check --zk", "the BookKeeper auditor issue")
-        }
         Command::Check(c) => {
-            let (config, clusters) = match (&c.source.config, &c.source.rocketmq) {
-                (Some(path), _) => {
+            let (config, clusters) = match (&c.source.config, &c.source.rocketmq, &c.source.zk) {
+                (Some(path), _, _) => {
                     let config = Config::load(path)?;
                     let clusters = config.clusters.clone();
                     (config, clusters)
                 }
-                (None, Some(ns)) => (Config::default(), vec![ClusterConfig::rocketmq(ns)]),
-                (None, None) => bail!("check needs --config, --rocketmq, --kafka or --zk"),
+                (None, Some(ns), _) => (Config::default(), vec![ClusterConfig::rocketmq(ns)]),
+                (None, None, Some(zk)) => (
+                    Config::default(),
+                    vec![ClusterConfig::bookkeeper(zk, &c.root)],
+                ),
+                (None, None, None) => bail!("check needs --config, --rocketmq, --kafka or --zk"),
             };
             let state = StateDir::resolve(args.state_dir.as_deref(), config.state.dir.as_deref())?;
             crate::check::run(&config, &clusters, &state, c.json)
         }
-        Command::Audit(Audit::Bookkeeper { .. }) => {
-            not_yet("audit bookkeeper", "the BookKeeper auditor issue")
+        Command::Audit(Audit::Bookkeeper {
+            zk,
+            root,
+            grace,
+            rechecks,
+            recheck_delay,
+            timeout,
+            json,
+        }) => {
+            let duration = |flag: &str, v: &str| {
+                parse_duration(v)
+                    .map(Span)
+                    .map_err(|e| anyhow::anyhow!("--{flag} {v:?}: {e}"))
+            };
+            let mut config = Config::default();
+            config.thresholds.ledgers.grace =
+                grace.as_deref().map(|g| duration("grace", g)).transpose()?;
+            let mut cluster = ClusterConfig::bookkeeper(&zk, &root);
+            cluster.rechecks = rechecks;
+            cluster.recheck_delay = duration("recheck-delay", &recheck_delay)?;
+            cluster.timeout = duration("timeout", &timeout)?;
+            config.clusters = vec![cluster];
+            config.validate()?;
+            let clusters = config.clusters.clone();
+            let state = StateDir::resolve(args.state_dir.as_deref(), None)?;
+            crate::check::run(&config, &clusters, &state, json)
         }
         Command::Demo { .. } => not_yet("demo", "the dashboard and demo issue"),
     }

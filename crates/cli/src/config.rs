@@ -101,6 +101,21 @@ pub struct ClusterConfig {
     /// Brokers that must be there: `broker-a` (its master) or `broker-a:1`.
     #[serde(default)]
     pub expected_brokers: Vec<String>,
+    /// BookKeeper: how often a silent bookie is probed again before it is unreachable (default 2).
+    #[serde(default = "default_rechecks")]
+    pub rechecks: u32,
+    /// BookKeeper: the wait before each re-probe (default 10s).
+    #[serde(default = "default_recheck_delay")]
+    pub recheck_delay: Span,
+    /// BookKeeper: ledger metadata reads in flight at most (default 500, as BookKeeper's auditor).
+    #[serde(default = "default_metadata_concurrency")]
+    pub metadata_concurrency: usize,
+    /// BookKeeper: ledger checks in flight at most (default 100, as BookKeeper's auditor).
+    #[serde(default = "default_ledger_concurrency")]
+    pub ledger_concurrency: usize,
+    /// BookKeeper: bookie id → rack, over the cluster's own `/bookies` map.
+    #[serde(default)]
+    pub racks: std::collections::BTreeMap<String, String>,
 }
 
 fn default_interval() -> Span {
@@ -111,6 +126,18 @@ fn default_timeout() -> Span {
 }
 fn default_concurrency() -> usize {
     32
+}
+fn default_rechecks() -> u32 {
+    2
+}
+fn default_recheck_delay() -> Span {
+    Span::from_secs(10)
+}
+fn default_metadata_concurrency() -> usize {
+    500
+}
+fn default_ledger_concurrency() -> usize {
+    100
 }
 
 /// `[[channel]]`.
@@ -126,12 +153,12 @@ pub struct ChannelConfig {
 }
 
 impl ClusterConfig {
-    /// A RocketMQ cluster with defaults, as `check --rocketmq` builds it.
-    pub fn rocketmq(name_server: &str) -> Self {
+    /// A cluster of `engine` named `name` with every default.
+    fn with_defaults(name: String, engine: Engine) -> Self {
         ClusterConfig {
-            name: format!("rocketmq@{name_server}"),
-            engine: Engine::Rocketmq,
-            name_servers: vec![name_server.to_string()],
+            name,
+            engine,
+            name_servers: Vec::new(),
             bootstrap: Vec::new(),
             zookeeper: None,
             root: None,
@@ -140,6 +167,30 @@ impl ClusterConfig {
             concurrency: default_concurrency(),
             hosts: Vec::new(),
             expected_brokers: Vec::new(),
+            rechecks: default_rechecks(),
+            recheck_delay: default_recheck_delay(),
+            metadata_concurrency: default_metadata_concurrency(),
+            ledger_concurrency: default_ledger_concurrency(),
+            racks: Default::default(),
+        }
+    }
+
+    /// A RocketMQ cluster with defaults, as `check --rocketmq` builds it.
+    pub fn rocketmq(name_server: &str) -> Self {
+        ClusterConfig {
+            name_servers: vec![name_server.to_string()],
+            ..Self::with_defaults(format!("rocketmq@{name_server}"), Engine::Rocketmq)
+        }
+    }
+
+    /// A BookKeeper cluster with defaults, as `check --zk` and `audit bookkeeper` build it.
+    pub fn bookkeeper(zookeeper: &str, root: &str) -> Self {
+        ClusterConfig {
+            zookeeper: Some(zookeeper.to_string()),
+            root: Some(root.to_string()),
+            // An audit pass asks every bookie about every ledger: 10 s per request, as BookKeeper's client.
+            timeout: Span::from_secs(10),
+            ..Self::with_defaults(format!("bookkeeper@{zookeeper}"), Engine::Bookkeeper)
         }
     }
 }
@@ -160,7 +211,8 @@ impl Config {
         Ok(config)
     }
 
-    fn validate(&self) -> Result<()> {
+    /// Checks what serde cannot: names unique, each engine's required keys, sane intervals and limits.
+    pub fn validate(&self) -> Result<()> {
         let mut names = std::collections::BTreeSet::new();
         for (i, c) in self.clusters.iter().enumerate() {
             let at = format!("cluster[{i}] ({})", c.name);
@@ -188,8 +240,15 @@ impl Config {
             if c.timeout.as_millis() == 0 {
                 bail!("{at}: timeout must be positive");
             }
-            if c.concurrency == 0 {
-                bail!("{at}: concurrency must be at least 1");
+            if c.concurrency == 0 || c.metadata_concurrency == 0 || c.ledger_concurrency == 0 {
+                bail!(
+                    "{at}: concurrency, metadata_concurrency and ledger_concurrency must be at least 1"
+                );
+            }
+            if let Some(root) = &c.root
+                && !root.starts_with('/')
+            {
+                bail!("{at}: root {root:?} must be an absolute znode path");
             }
         }
         for (i, ch) in self.channels.iter().enumerate() {

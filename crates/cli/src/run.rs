@@ -1,10 +1,12 @@
 //! One collection-and-check cycle of one cluster, as `check` and `serve` both run it: collect with the engine's
 //! collector, judge with the checks (against the previous snapshot kept in the state directory), remember the
-//! brokers seen and save the snapshot.
+//! brokers seen and save the snapshot. For BookKeeper a cycle is one audit pass ([`crate::audit`]).
 
+use crate::audit::{AuditOptions, AuditReport, LedgerAudit, Progress, audit};
 use crate::config::ClusterConfig;
 use crate::state::StateDir;
 use anyhow::{Result, bail};
+use mqwatch_bookkeeper::collector::{Collector, Target as BkTarget};
 use mqwatch_checks::Thresholds;
 use mqwatch_model::{ClusterSnapshot, Engine, Finding, NodeRef};
 use mqwatch_rocketmq::client::AdminClient;
@@ -21,6 +23,9 @@ pub struct CycleResult {
     pub findings: Vec<Finding>,
     /// Node lifecycles after this cycle: the cluster-level metrics (fixed cardinality) and each node's state.
     pub lifecycle: Lifecycle,
+    /// BookKeeper: the ledger audit's counts, violations and unavailable ledgers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ledgers: Option<LedgerAudit>,
 }
 
 /// The lifecycle tracker read out at the end of a cycle.
@@ -66,9 +71,10 @@ pub async fn cycle(
     thresholds: &Thresholds,
     state: &StateDir,
     memory: &mut ClusterState,
+    progress: Progress<'_>,
     now_ms: u64,
 ) -> Result<CycleResult> {
-    let snapshot = match cluster.engine {
+    let (snapshot, ledger_findings, ledgers) = match cluster.engine {
         Engine::Rocketmq => {
             let target = Target {
                 cluster: cluster.name.clone(),
@@ -77,7 +83,15 @@ pub async fn cycle(
                 known_brokers: state.known_brokers(&cluster.name)?,
                 concurrency: cluster.concurrency,
             };
-            collector::collect(client, &target, now_ms).await
+            (
+                collector::collect(client, &target, now_ms).await,
+                Vec::new(),
+                None,
+            )
+        }
+        Engine::Bookkeeper => {
+            let r = audit_cluster(cluster, thresholds, progress, now_ms).await;
+            (r.snapshot, r.findings, Some(r.ledgers))
         }
         other => bail!(
             "cluster {}: the {other} collector is not built yet",
@@ -94,6 +108,7 @@ pub async fn cycle(
         }
     };
     let mut findings = mqwatch_checks::run_all(&snapshot, previous, thresholds, now_ms);
+    findings.extend(ledger_findings);
     findings.extend(mqwatch_checks::lifecycle::check(
         &cluster.name,
         cluster.engine,
@@ -110,7 +125,60 @@ pub async fn cycle(
         snapshot,
         findings,
         lifecycle,
+        ledgers,
     })
+}
+
+/// The collector target and audit options of a BookKeeper cluster's config.
+pub fn bookkeeper_target(
+    cluster: &ClusterConfig,
+    thresholds: &Thresholds,
+) -> (BkTarget, AuditOptions) {
+    let target = BkTarget {
+        cluster: cluster.name.clone(),
+        zookeeper: cluster.zookeeper.clone().unwrap_or_default(),
+        root: cluster.root.clone().unwrap_or_else(|| "/ledgers".into()),
+        timeout: cluster.timeout.0,
+        metadata_concurrency: cluster.metadata_concurrency,
+        ledger_concurrency: cluster.ledger_concurrency,
+        racks: cluster.racks.clone(),
+    };
+    let opts = AuditOptions {
+        thresholds: thresholds.ledgers.clone(),
+        rechecks: cluster.rechecks,
+        recheck_delay: cluster.recheck_delay.0,
+        ..AuditOptions::default()
+    };
+    (target, opts)
+}
+
+/// One audit pass of a BookKeeper cluster. A cluster that cannot be read at all is a report with one
+/// `collector_error` record naming ZooKeeper and the request.
+pub async fn audit_cluster(
+    cluster: &ClusterConfig,
+    thresholds: &Thresholds,
+    progress: Progress<'_>,
+    now_ms: u64,
+) -> AuditReport {
+    let (target, opts) = bookkeeper_target(cluster, thresholds);
+    let run = async {
+        let collector = Collector::connect(&target).await?;
+        audit(&collector, &target, &opts, progress, now_ms).await
+    };
+    match run.await {
+        Ok(r) => r,
+        Err(e) => AuditReport {
+            ledgers: LedgerAudit::default(),
+            snapshot: ClusterSnapshot {
+                cluster: cluster.name.clone(),
+                engine: Some(Engine::Bookkeeper),
+                taken_at_ms: now_ms,
+                errors: vec![e.record()],
+                ..Default::default()
+            },
+            findings: Vec::new(),
+        },
+    }
 }
 
 /// Milliseconds since the Unix epoch.

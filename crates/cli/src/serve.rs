@@ -117,6 +117,7 @@ async fn collect_loop(
             &thresholds,
             &state,
             &mut memory,
+            &|_, _| {},
             now_ms(),
         )
         .await

@@ -7,18 +7,20 @@ use crate::run::{CycleResult, cycle, now_ms};
 use crate::state::StateDir;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mqwatch_model::{Finding, Severity};
+use mqwatch_model::{Engine, Finding, Severity};
 use mqwatch_rocketmq::client::AdminClient;
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-/// Runs one cycle of every cluster and prints the results.
+/// Runs one cycle of every cluster and prints the results. With `audit`, a BookKeeper cluster whose audit pass
+/// could not run at all (ZooKeeper, the registry or the ledger list unreadable) exits 3 after printing.
 pub fn run(
     config: &Config,
     clusters: &[ClusterConfig],
     state: &StateDir,
     json: bool,
+    audit: bool,
 ) -> Result<ExitCode> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -56,6 +58,13 @@ pub fn run(
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         print!("{}", text(&results));
+    }
+    let not_run = results
+        .iter()
+        .any(|r| r.snapshot.engine == Some(Engine::Bookkeeper) && r.ledgers.is_none());
+    if audit && not_run {
+        eprintln!("mqwatch: the audit could not run (see the collector_error above)");
+        return Ok(ExitCode::from(crate::cli::EXIT_COULD_NOT_RUN));
     }
     Ok(ExitCode::from(match worst {
         None | Some(Severity::Info) => 0,

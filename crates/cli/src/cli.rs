@@ -143,7 +143,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 (None, None, None) => bail!("check needs --config, --rocketmq, --kafka or --zk"),
             };
             let state = StateDir::resolve(args.state_dir.as_deref(), config.state.dir.as_deref())?;
-            crate::check::run(&config, &clusters, &state, c.json)
+            crate::check::run(&config, &clusters, &state, c.json, false)
         }
         Command::Audit(Audit::Bookkeeper {
             zk,
@@ -170,7 +170,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             config.validate()?;
             let clusters = config.clusters.clone();
             let state = StateDir::resolve(args.state_dir.as_deref(), None)?;
-            crate::check::run(&config, &clusters, &state, json)
+            crate::check::run(&config, &clusters, &state, json, true)
         }
         Command::Demo { .. } => not_yet("demo", "the dashboard and demo issue"),
     }

@@ -276,6 +276,11 @@ mod tests {
         assert_eq!(c.clusters[0].interval, Span::from_secs(60));
         assert_eq!(c.thresholds.backlog.count, 10_000);
         assert_eq!(c.thresholds.backlog.age, Span::from_secs(300));
+        let bk = &c.clusters[1];
+        assert_eq!(bk.engine, Engine::Bookkeeper);
+        assert_eq!((bk.metadata_concurrency, bk.ledger_concurrency), (500, 100));
+        assert_eq!(bk.racks["127.0.0.1:3181"], "/region-a/rack-1");
+        assert_eq!(c.thresholds.ledgers.grace, None);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use crate::audit::{AuditOptions, AuditReport, LedgerAudit, Progress, audit};
 use crate::config::ClusterConfig;
 use crate::state::StateDir;
 use anyhow::{Result, bail};
-use mqwatch_bookkeeper::collector::{Collector, Target as BkTarget};
+use mqwatch_bookkeeper::collector::{CollectError, Collector, Target as BkTarget};
 use mqwatch_checks::Thresholds;
 use mqwatch_model::{ClusterSnapshot, Engine, Finding, NodeRef};
 use mqwatch_rocketmq::client::AdminClient;
@@ -23,7 +23,7 @@ pub struct CycleResult {
     pub findings: Vec<Finding>,
     /// Node lifecycles after this cycle: the cluster-level metrics (fixed cardinality) and each node's state.
     pub lifecycle: Lifecycle,
-    /// BookKeeper: the ledger audit's counts, violations and unavailable ledgers.
+    /// BookKeeper: the ledger audit's counts, violations and unavailable ledgers (`None`: the pass could not run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ledgers: Option<LedgerAudit>,
 }
@@ -90,8 +90,20 @@ pub async fn cycle(
             )
         }
         Engine::Bookkeeper => {
-            let r = audit_cluster(cluster, thresholds, progress, now_ms).await;
-            (r.snapshot, r.findings, Some(r.ledgers))
+            match audit_cluster(cluster, thresholds, progress, now_ms).await {
+                Ok(r) => (r.snapshot, r.findings, Some(r.ledgers)),
+                Err(e) => (
+                    ClusterSnapshot {
+                        cluster: cluster.name.clone(),
+                        engine: Some(Engine::Bookkeeper),
+                        taken_at_ms: now_ms,
+                        errors: vec![e.record()],
+                        ..Default::default()
+                    },
+                    Vec::new(),
+                    None,
+                ),
+            }
         }
         other => bail!(
             "cluster {}: the {other} collector is not built yet",
@@ -152,33 +164,17 @@ pub fn bookkeeper_target(
     (target, opts)
 }
 
-/// One audit pass of a BookKeeper cluster. A cluster that cannot be read at all is a report with one
-/// `collector_error` record naming ZooKeeper and the request.
+/// One audit pass of a BookKeeper cluster; an error when ZooKeeper, the registry or the ledger list cannot be
+/// read (a cycle turns that into a `collector_error` record naming ZooKeeper and the request).
 pub async fn audit_cluster(
     cluster: &ClusterConfig,
     thresholds: &Thresholds,
     progress: Progress<'_>,
     now_ms: u64,
-) -> AuditReport {
+) -> Result<AuditReport, CollectError> {
     let (target, opts) = bookkeeper_target(cluster, thresholds);
-    let run = async {
-        let collector = Collector::connect(&target).await?;
-        audit(&collector, &target, &opts, progress, now_ms).await
-    };
-    match run.await {
-        Ok(r) => r,
-        Err(e) => AuditReport {
-            ledgers: LedgerAudit::default(),
-            snapshot: ClusterSnapshot {
-                cluster: cluster.name.clone(),
-                engine: Some(Engine::Bookkeeper),
-                taken_at_ms: now_ms,
-                errors: vec![e.record()],
-                ..Default::default()
-            },
-            findings: Vec::new(),
-        },
-    }
+    let collector = Collector::connect(&target).await?;
+    audit(&collector, &target, &opts, progress, now_ms).await
 }
 
 /// Milliseconds since the Unix epoch.

@@ -7,7 +7,7 @@
 //! (version 3, operation, txnId), GET_LIST_OF_ENTRIES_OF_LEDGER answered with `availabilityOfEntriesOfLedger`
 //! encoded by hand as the real serializer does (one sequence group per run, period 0), ENOLEDGER when it holds
 //! nothing of a ledger, GET_BOOKIE_INFO answered with disk sizes, and EBADREQ for anything else. What it stores
-//! can change while it runs, it can hang ([`TestBookie::silence`]) or go away ([`TestBookie::stop`]), and it
+//! can change while it runs, it can hang ([`TestBookie::silence`], [`TestBookie::resume`]) or go away ([`TestBookie::stop`]), and it
 //! counts what it was asked.
 //!
 //! On the ZooKeeper side (a REAL ZooKeeper, see [`crate::zookeeper`]) it registers as real bookies do: an
@@ -295,6 +295,12 @@ impl TestBookie {
     /// Hangs: keeps accepting connections and reading requests (still counted) but never answers again.
     pub fn silence(&self) {
         self.shared.silent.store(true, Ordering::SeqCst);
+    }
+
+    /// Answers again (a hung bookie that recovered): requests read while silent stay unanswered, later ones are
+    /// answered.
+    pub fn resume(&self) {
+        self.shared.silent.store(false, Ordering::SeqCst);
     }
 
     /// Closes the listener and every connection; the port refuses connections once this returns. The ZooKeeper

@@ -465,7 +465,7 @@ async fn an_unreachable_bookie_is_remembered_until_a_probe_finds_it_answering() 
     let o = collector.observe(4).await.unwrap().unwrap();
     let elapsed = started.elapsed();
     assert!(
-        elapsed < timeout / 4,
+        elapsed < timeout / 2,
         "remembered answers must not wait: {elapsed:?}"
     );
     assert!(

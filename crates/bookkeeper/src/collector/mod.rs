@@ -311,3 +311,43 @@ impl Collector {
         self.bookies.unreachable()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn send<T: Send>(_: &T) {}
+
+    #[test]
+    fn a_collector_can_be_shared_between_tasks() {
+        fn shared<T: Send + Sync>() {}
+        shared::<Collector>();
+    }
+
+    /// Compiles only if every request's future can be spawned.
+    #[allow(dead_code)]
+    fn futures_are_send(c: &Collector) {
+        send(&c.registry());
+        send(&c.ledger_ids());
+        send(&c.observe(1));
+        send(&c.metadata_version(1));
+        send(&c.probe("h:1"));
+    }
+
+    #[test]
+    fn errors_name_the_request_and_subject() {
+        let e = zk_error(
+            "getData",
+            ZkError::Request {
+                path: "/ledgers/00/0000/L0001".into(),
+                reason: "ConnectionLoss".into(),
+            },
+        );
+        assert_eq!(
+            e.to_string(),
+            "getData /ledgers/00/0000/L0001: ConnectionLoss"
+        );
+        let r = e.record();
+        assert_eq!((r.node, r.request.as_str()), (None, "getData"));
+    }
+}

@@ -10,7 +10,7 @@ fuzz_target!(|data: &[u8]| {
         let again = LedgerMetadata::decode(&m.encode_v3()).expect("v3 re-encoding decodes");
         assert_eq!(again, m);
         for i in 0..m.segments.len() {
-            let _ = m.segment_range(i);
+            let _ = m.layout(0).segment_range(i);
         }
     }
     let _ = UnderReplicatedMark::decode(data);

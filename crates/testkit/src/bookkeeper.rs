@@ -223,6 +223,9 @@ pub fn encode_availability(runs: &[EntryRun]) -> Vec<u8> {
 struct Shared {
     ledgers: Mutex<BTreeMap<u64, Vec<EntryRun>>>,
     silent: AtomicBool,
+    /// While true, entry-list requests wait (unanswered, uncounted) until it turns false.
+    hold: Option<tokio::sync::watch::Sender<bool>>,
+    waiting: AtomicU64,
     connections: AtomicU64,
     info_asked: AtomicU64,
     asked: Mutex<BTreeMap<u64, u64>>,
@@ -253,6 +256,7 @@ impl TestBookie {
         let addr = listener.local_addr().expect("local address").to_string();
         let shared = Arc::new(Shared {
             ledgers: Mutex::new(ledgers.into_iter().collect()),
+            hold: Some(tokio::sync::watch::Sender::new(false)),
             ..Default::default()
         });
         let s = shared.clone();
@@ -295,6 +299,26 @@ impl TestBookie {
     /// Hangs: keeps accepting connections and reading requests (still counted) but never answers again.
     pub fn silence(&self) {
         self.shared.silent.store(true, Ordering::SeqCst);
+    }
+
+    /// Holds every GET_LIST_OF_ENTRIES_OF_LEDGER request from now on until [`Self::release`]: each waits, then is
+    /// answered from what the bookie holds at release (GET_BOOKIE_INFO is answered as usual). Lets a test change the cluster between a request and its answer.
+    pub fn hold(&self) {
+        if let Some(h) = &self.shared.hold {
+            h.send_replace(true);
+        }
+    }
+
+    /// Answers the held requests and stops holding.
+    pub fn release(&self) {
+        if let Some(h) = &self.shared.hold {
+            h.send_replace(false);
+        }
+    }
+
+    /// Requests that arrived while held (answered since or not).
+    pub fn held(&self) -> u64 {
+        self.shared.waiting.load(Ordering::SeqCst)
     }
 
     /// Answers again (a hung bookie that recovered): requests read while silent stay unanswered, later ones are
@@ -429,6 +453,17 @@ async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         let Ok(request) = BkRequest::decode(buf.as_slice()) else {
             return;
         };
+        let lists = request.header.as_ref().and_then(|h| h.operation)
+            == Some(wire::GET_LIST_OF_ENTRIES_OF_LEDGER);
+        if let Some(hold) = shared.hold.as_ref().filter(|_| lists) {
+            let mut rx = hold.subscribe();
+            if *rx.borrow_and_update() {
+                shared.waiting.fetch_add(1, Ordering::SeqCst);
+                if rx.wait_for(|held| !*held).await.is_err() {
+                    return;
+                }
+            }
+        }
         let response = answer(&request, &shared);
         if shared.silent.load(Ordering::SeqCst) {
             continue;

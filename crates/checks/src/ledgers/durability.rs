@@ -9,7 +9,7 @@
 //! segment; single entries are never visited.
 
 use crate::replicas::{missing, worst_copies};
-use mqwatch_model::{BookieAnswer, EntryRun, LedgerObservation};
+use mqwatch_model::{BookieAnswer, EntryRun, LedgerLayout, LedgerObservation, Stripes};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the answers tell of one ledger's replicas.
@@ -36,7 +36,7 @@ pub(crate) fn compare(obs: &LedgerObservation) -> Replicas {
     for (i, seg) in layout.segments.iter().enumerate() {
         not_held.clear();
         for b in 0..layout.ensemble_size {
-            let Some(stripes) = layout.stripes(i, b) else {
+            let Some(stripes) = stripes(layout, i, b) else {
                 continue;
             };
             let Some(bookie) = seg.ensemble.get(b) else {
@@ -80,6 +80,22 @@ pub(crate) fn compare(obs: &LedgerObservation) -> Replicas {
     out
 }
 
+/// The entries member `index` of segment `segment` must hold, clipped to the ledger's last entry (a segment that
+/// starts after it, or the part of one that runs past it, holds nothing: `LedgerLayout::stripes` ends a segment
+/// where the next begins, which may lie beyond the last entry).
+fn stripes(layout: &LedgerLayout, segment: usize, index: usize) -> Option<Stripes> {
+    let range = layout.segment_range(segment)?;
+    let last = (*range.end()).min(layout.last_entry?);
+    Stripes::new(
+        *range.start(),
+        last,
+        layout.ensemble_size,
+        layout.write_quorum,
+        index,
+    )
+    .filter(|s| s.count() > 0)
+}
+
 /// The union of the stripes of segment `segment` at the indexes before `index` where `bookie` also stands.
 fn earlier_stripes(
     obs: &LedgerObservation,
@@ -94,7 +110,7 @@ fn earlier_stripes(
         .enumerate()
     {
         if member == bookie
-            && let Some(s) = layout.stripes(segment, p)
+            && let Some(s) = stripes(layout, segment, p)
         {
             acc = union(&acc, &s.runs().collect::<Vec<_>>());
         }
@@ -137,6 +153,7 @@ pub(crate) fn union(a: &[EntryRun], b: &[EntryRun]) -> Vec<EntryRun> {
 mod tests {
     use super::*;
     use crate::ledgers::tests::{closed, entries, r};
+    use mqwatch_model::LedgerSegment;
 
     #[test]
     fn union_merges_overlapping_and_touching_runs() {
@@ -167,5 +184,19 @@ mod tests {
         obs.answers.insert("a".into(), entries(&[r(0, 3)]));
         obs.answers.insert("b".into(), entries(&[r(0, 2)]));
         assert_eq!(compare(&obs).worst, Some((1, vec![r(1, 3)])));
+    }
+
+    #[test]
+    fn nothing_past_the_last_entry_is_expected() {
+        // Segment 0 would end where segment 1 begins (entry 5), but the ledger's last entry is 2; c and d hold
+        // nothing, so their silence does not matter.
+        let mut obs = closed(1, 2, 2, 2, 2, &["a", "b"]);
+        obs.layout.segments.push(LedgerSegment {
+            first_entry: 5,
+            ensemble: vec!["c".into(), "d".into()],
+        });
+        obs.answers.insert("a".into(), entries(&[r(0, 3)]));
+        obs.answers.insert("b".into(), entries(&[r(0, 3)]));
+        assert_eq!(compare(&obs), Replicas::default());
     }
 }

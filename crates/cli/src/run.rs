@@ -89,22 +89,20 @@ pub async fn cycle(
                 None,
             )
         }
-        Engine::Bookkeeper => {
-            match audit_cluster(cluster, thresholds, progress, now_ms).await {
-                Ok(r) => (r.snapshot, r.findings, Some(r.ledgers)),
-                Err(e) => (
-                    ClusterSnapshot {
-                        cluster: cluster.name.clone(),
-                        engine: Some(Engine::Bookkeeper),
-                        taken_at_ms: now_ms,
-                        errors: vec![e.record()],
-                        ..Default::default()
-                    },
-                    Vec::new(),
-                    None,
-                ),
-            }
-        }
+        Engine::Bookkeeper => match audit_cluster(cluster, thresholds, progress, now_ms).await {
+            Ok(r) => (r.snapshot, r.findings, Some(r.ledgers)),
+            Err(e) => (
+                ClusterSnapshot {
+                    cluster: cluster.name.clone(),
+                    engine: Some(Engine::Bookkeeper),
+                    taken_at_ms: now_ms,
+                    errors: vec![e.record()],
+                    ..Default::default()
+                },
+                Vec::new(),
+                None,
+            ),
+        },
         other => bail!(
             "cluster {}: the {other} collector is not built yet",
             cluster.name

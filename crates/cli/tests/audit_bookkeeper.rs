@@ -58,7 +58,13 @@ impl Cluster {
 
     /// Writes closed ledger `id` (entries 0..=LAST, one segment on `ensemble`, quorums `wq`/`aq`) and lets every
     /// ensemble member hold all its entries except `lost` (bookie index → lost runs).
-    async fn ledger(&self, id: u64, ensemble: &[usize], (wq, aq): (i32, i32), lost: &[(usize, EntryRun)]) {
+    async fn ledger(
+        &self,
+        id: u64,
+        ensemble: &[usize],
+        (wq, aq): (i32, i32),
+        lost: &[(usize, EntryRun)],
+    ) {
         let meta = metadata(
             LedgerState::Closed,
             Some(LAST),
@@ -71,7 +77,11 @@ impl Cluster {
             // Bookie at ensemble position `pos` holds entry x iff (pos - x) mod E < WQ.
             let mut runs: Vec<EntryRun> = (0..=LAST)
                 .filter(|x| (pos as i64 - x).rem_euclid(e) < i64::from(wq))
-                .filter(|x| !lost.iter().any(|(l, r)| *l == b && r.start <= *x && *x < r.end_exclusive))
+                .filter(|x| {
+                    !lost
+                        .iter()
+                        .any(|(l, r)| *l == b && r.start <= *x && *x < r.end_exclusive)
+                })
                 .map(|x| EntryRun::new(x, x + 1))
                 .collect();
             runs.dedup();
@@ -81,13 +91,21 @@ impl Cluster {
 
     async fn write(&self, id: u64, meta: &LedgerMetadata) {
         let path = ledger_path(ROOT, id as i64).expect("ledger path");
-        put(&self.client, &path, &meta.encode_v3(), CreateMode::Persistent).await;
+        put(
+            &self.client,
+            &path,
+            &meta.encode_v3(),
+            CreateMode::Persistent,
+        )
+        .await;
     }
 
     fn mqwatch(&self, args: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_mqwatch"));
-        c.args(args)
-            .args(["--state-dir", self.state.path().to_str().expect("utf-8 path")]);
+        c.args(args).args([
+            "--state-dir",
+            self.state.path().to_str().expect("utf-8 path"),
+        ]);
         c
     }
 
@@ -197,7 +215,11 @@ async fn a_healthy_cluster_has_no_violation_and_exits_0() {
     assert_eq!(finding_kinds(&doc), Vec::<String>::new());
     let nodes = doc["clusters"][0]["snapshot"]["nodes"].as_array().unwrap();
     assert_eq!(nodes.len(), 3);
-    assert!(nodes.iter().all(|n| n["registration"] == "active" && n["answered"] == true));
+    assert!(
+        nodes
+            .iter()
+            .all(|n| n["registration"] == "active" && n["answered"] == true)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -215,17 +237,20 @@ async fn every_kind_of_ledger_is_classified_with_its_missing_ranges() {
     // 10: healthy. 11: bookie 1 lost 3..=5 → below write quorum. 12: all three lost 7..=8 → no replica.
     // 13: two of three lost 0..=1 → below ack quorum. 14: ensemble on rack A only → placement.
     c.ledger(10, &[0, 1, 2], (3, 2), &[]).await;
-    c.ledger(11, &[0, 1, 2], (3, 2), &[(1, EntryRun::new(3, 6))]).await;
+    c.ledger(11, &[0, 1, 2], (3, 2), &[(1, EntryRun::new(3, 6))])
+        .await;
     let gone = EntryRun::new(7, 9);
     c.ledger(12, &[0, 1, 2], (3, 2), &[(0, gone), (1, gone), (2, gone)])
         .await;
     let two = EntryRun::new(0, 2);
-    c.ledger(13, &[0, 2, 3], (3, 2), &[(0, two), (3, two)]).await;
+    c.ledger(13, &[0, 2, 3], (3, 2), &[(0, two), (3, two)])
+        .await;
     c.ledger(14, &[0, 1], (2, 2), &[]).await;
     // 15: open → skipped. 16: marked two hours ago → stuck with --grace 1h. 17: corrupt metadata.
     let open = metadata(LedgerState::Open, None, vec![c.id(0), c.id(2)], (2, 2));
     c.write(15, &open).await;
-    c.ledger(16, &[0, 1, 2], (3, 2), &[(2, EntryRun::new(0, 10))]).await;
+    c.ledger(16, &[0, 1, 2], (3, 2), &[(2, EntryRun::new(0, 10))])
+        .await;
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -242,7 +267,13 @@ async fn every_kind_of_ledger_is_classified_with_its_missing_ranges() {
     )
     .await;
     let corrupt = ledger_path(ROOT, 17).unwrap();
-    put(&c.client, &corrupt, b"BookieMetadataFormatVersion\t3\n\xff\xff", CreateMode::Persistent).await;
+    put(
+        &c.client,
+        &corrupt,
+        b"BookieMetadataFormatVersion\t3\n\xff\xff",
+        CreateMode::Persistent,
+    )
+    .await;
 
     let (code, doc) = c.audit(&["--grace", "1h"]).await;
     assert_eq!(code, Some(2), "no replica is critical: {doc:#}");
@@ -252,7 +283,10 @@ async fn every_kind_of_ledger_is_classified_with_its_missing_ranges() {
     assert_eq!(v11.len(), 1, "{v11:?}");
     assert_eq!(v11[0].0, "entries_below_write_quorum");
     assert_eq!(v11[0].1["copies"], 2);
-    assert_eq!(v11[0].1["worst_entries"], serde_json::json!([run_json(3, 6)]));
+    assert_eq!(
+        v11[0].1["worst_entries"],
+        serde_json::json!([run_json(3, 6)])
+    );
     assert_eq!(
         v11[0].1["missing"],
         serde_json::json!({ c.id(1): [run_json(3, 6)] })
@@ -261,9 +295,15 @@ async fn every_kind_of_ledger_is_classified_with_its_missing_ranges() {
     let v12 = violations_of(&doc, 12);
     assert_eq!(v12[0].0, "entries_no_replica", "{v12:?}");
     assert_eq!(v12[0].1["copies"], 0);
-    assert_eq!(v12[0].1["worst_entries"], serde_json::json!([run_json(7, 9)]));
+    assert_eq!(
+        v12[0].1["worst_entries"],
+        serde_json::json!([run_json(7, 9)])
+    );
     for b in [0, 1, 2] {
-        assert_eq!(v12[0].1["missing"][c.id(b)], serde_json::json!([run_json(7, 9)]));
+        assert_eq!(
+            v12[0].1["missing"][c.id(b)],
+            serde_json::json!([run_json(7, 9)])
+        );
     }
 
     let v13 = violations_of(&doc, 13);
@@ -273,7 +313,10 @@ async fn every_kind_of_ledger_is_classified_with_its_missing_ranges() {
     let v14 = violations_of(&doc, 14);
     assert_eq!(v14.len(), 1, "{v14:?}");
     assert_eq!(v14[0].0, "placement_violation");
-    assert!(v14[0].1["detail"].as_str().unwrap().contains("/r/a"), "{v14:?}");
+    assert!(
+        v14[0].1["detail"].as_str().unwrap().contains("/r/a"),
+        "{v14:?}"
+    );
 
     let v16 = violations_of(&doc, 16);
     assert_eq!(v16.len(), 1, "{v16:?}");
@@ -294,7 +337,10 @@ async fn every_kind_of_ledger_is_classified_with_its_missing_ranges() {
         .iter()
         .find(|f| f["kind"] == "collector_error")
         .unwrap_or_else(|| panic!("no collector_error: {doc:#}"));
-    assert!(error["message"].as_str().unwrap().contains(&corrupt), "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains(&corrupt),
+        "{error}"
+    );
     for kind in [
         "entries_below_write_quorum",
         "entries_no_replica",
@@ -302,7 +348,10 @@ async fn every_kind_of_ledger_is_classified_with_its_missing_ranges() {
         "placement_violation",
         "under_replication_stuck",
     ] {
-        assert!(finding_kinds(&doc).iter().any(|k| k == kind), "{kind} missing");
+        assert!(
+            finding_kinds(&doc).iter().any(|k| k == kind),
+            "{kind} missing"
+        );
     }
 
     // Without --grace the marked ledger is skipped, as BookKeeper does by default.
@@ -333,10 +382,19 @@ async fn a_killed_but_registered_bookie_is_unreachable_and_its_ledgers_are_not_d
         .cloned()
         .unwrap();
     assert_eq!(node["answered"], false);
-    assert_eq!(node["registration"], "fenced", "registered but silent: {node}");
+    assert_eq!(
+        node["registration"], "fenced",
+        "registered but silent: {node}"
+    );
     // The probes: one at the start of the pass and one per recheck, all refused.
     let lifecycle = &doc["clusters"][0]["lifecycle"]["nodes"];
-    assert!(lifecycle.as_array().unwrap().iter().any(|n| n["node"]["name"] == c.id(2)));
+    assert!(
+        lifecycle
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["node"]["name"] == c.id(2))
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -344,11 +402,18 @@ async fn metadata_changed_between_read_and_report_is_redone_not_reported() {
     let c = Cluster::start(4).await;
     // Ledger 30's bookie 1 lost everything; while the audit waits for bookie 1's answer, the ledger is
     // re-replicated: its metadata now names bookie 3 (which holds the entries) instead.
-    c.ledger(30, &[0, 1, 2], (3, 2), &[(1, EntryRun::new(0, 10))]).await;
+    c.ledger(30, &[0, 1, 2], (3, 2), &[(1, EntryRun::new(0, 10))])
+        .await;
     c.bookies[3].set(30, vec![EntryRun::new(0, 10)]);
     c.bookies[1].hold();
     let mut cmd = c.mqwatch(&[
-        "audit", "bookkeeper", "--zk", &c.zk.addr, "--json", "--timeout", "20s",
+        "audit",
+        "bookkeeper",
+        "--zk",
+        &c.zk.addr,
+        "--json",
+        "--timeout",
+        "20s",
     ]);
     let child = cmd
         .stdout(std::process::Stdio::piped())
@@ -356,9 +421,11 @@ async fn metadata_changed_between_read_and_report_is_redone_not_reported() {
         .spawn()
         .expect("spawn mqwatch");
     let held = &c.bookies[1];
-    poll_until_async("mqwatch to ask bookie 1", Duration::from_secs(20), || async {
-        (held.held() >= 1).then_some(())
-    })
+    poll_until_async(
+        "mqwatch to ask bookie 1",
+        Duration::from_secs(20),
+        || async { (held.held() >= 1).then_some(()) },
+    )
     .await;
     let replaced = metadata(
         LedgerState::Closed,
@@ -377,17 +444,24 @@ async fn metadata_changed_between_read_and_report_is_redone_not_reported() {
     assert!(violations_of(&doc, 30).is_empty(), "{doc:#}");
     assert_eq!(ledgers(&doc)["redone"], 1, "{doc:#}");
     assert_eq!(ledgers(&doc)["counts"]["healthy"], 1);
-    assert!(c.bookies[3].asked(30) >= 1, "the redo asked the new ensemble");
+    assert!(
+        c.bookies[3].asked(30) >= 1,
+        "the redo asked the new ensemble"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn check_zk_runs_the_audit_inside_the_common_cycle() {
     let c = Cluster::start(3).await;
-    c.ledger(40, &[0, 1, 2], (3, 2), &[(0, EntryRun::new(5, 6))]).await;
+    c.ledger(40, &[0, 1, 2], (3, 2), &[(0, EntryRun::new(5, 6))])
+        .await;
     let cmd = c.mqwatch(&["check", "--zk", &c.zk.addr, "--json"]);
     let (code, doc) = run(cmd).await;
     assert_eq!(code, Some(1), "below write quorum is a warning: {doc:#}");
-    assert_eq!(finding_kinds(&doc), vec!["entries_below_write_quorum".to_string()]);
+    assert_eq!(
+        finding_kinds(&doc),
+        vec!["entries_below_write_quorum".to_string()]
+    );
     assert_eq!(doc["clusters"][0]["snapshot"]["engine"], "bookkeeper");
 
     // Text output names the counts and the violation.
@@ -405,7 +479,15 @@ fn an_unreachable_zookeeper_exits_3_naming_it() {
     let state = tempfile::tempdir().unwrap();
     let zk = format!("127.0.0.1:{}", mqwatch_testkit::free_port());
     let out = Command::new(env!("CARGO_BIN_EXE_mqwatch"))
-        .args(["audit", "bookkeeper", "--zk", &zk, "--timeout", "2s", "--json"])
+        .args([
+            "audit",
+            "bookkeeper",
+            "--zk",
+            &zk,
+            "--timeout",
+            "2s",
+            "--json",
+        ])
         .args(["--state-dir", state.path().to_str().unwrap()])
         .output()
         .unwrap();
@@ -419,7 +501,14 @@ fn an_unreachable_zookeeper_exits_3_naming_it() {
 #[test]
 fn a_bad_grace_exits_3_naming_the_flag() {
     let out = Command::new(env!("CARGO_BIN_EXE_mqwatch"))
-        .args(["audit", "bookkeeper", "--zk", "127.0.0.1:1", "--grace", "5 minutes"])
+        .args([
+            "audit",
+            "bookkeeper",
+            "--zk",
+            "127.0.0.1:1",
+            "--grace",
+            "5 minutes",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(3), "{out:?}");

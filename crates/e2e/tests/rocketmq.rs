@@ -88,6 +88,7 @@ impl Watch {
             &self.thresholds,
             &self.state,
             &mut self.memory,
+            &|_, _| {},
             now_ms(),
         )
         .await

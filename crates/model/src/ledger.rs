@@ -81,12 +81,14 @@ pub struct LedgerLayout {
 
 impl LedgerLayout {
     /// Entries `first..=last` of segment `i` (possibly empty: `first > last`); `None` when there is no segment `i`.
-    /// A segment ends before the next one starts; the last one ends at the last entry.
+    /// A segment ends before the next one starts, and never past the ledger's last entry (a segment may start
+    /// beyond it: its ensemble was replaced before anything more was written).
     pub fn segment_range(&self, i: usize) -> Option<RangeInclusive<i64>> {
         let seg = self.segments.get(i)?;
+        let last = self.last_entry.unwrap_or(-1);
         let end = match self.segments.get(i + 1) {
-            Some(next) => next.first_entry.saturating_sub(1),
-            None => self.last_entry.unwrap_or(-1),
+            Some(next) => next.first_entry.saturating_sub(1).min(last),
+            None => last,
         };
         Some(seg.first_entry..=end)
     }
@@ -291,5 +293,31 @@ mod tests {
         assert_eq!(layout.bookies_with_entries(), vec!["a", "b"]);
         assert!(layout.is_closed_and_non_empty());
         assert_eq!(layout.segment_range(0), Some(0..=0));
+    }
+
+    #[test]
+    fn a_segment_never_runs_past_the_last_entry() {
+        let mut layout = LedgerLayout {
+            id: 8,
+            state: LedgerState::Closed,
+            ensemble_size: 2,
+            write_quorum: 2,
+            ack_quorum: 2,
+            last_entry: Some(4),
+            segments: ["a", "b"]
+                .iter()
+                .zip([0, 10])
+                .map(|(b, first)| LedgerSegment {
+                    first_entry: first,
+                    ensemble: vec![b.to_string(), "c".into()],
+                })
+                .collect(),
+        };
+        assert_eq!(layout.segment_range(0), Some(0..=4));
+        assert!(layout.segment_range(1).unwrap().is_empty());
+        assert_eq!(layout.bookies_with_entries(), vec!["a", "c"]);
+        layout.last_entry = Some(12);
+        assert_eq!(layout.segment_range(0), Some(0..=9));
+        assert_eq!(layout.bookies_with_entries(), vec!["a", "c", "b"]);
     }
 }

@@ -9,7 +9,7 @@
 //! segment; single entries are never visited.
 
 use crate::replicas::{missing, worst_copies};
-use mqwatch_model::{BookieAnswer, EntryRun, LedgerLayout, LedgerObservation, Stripes};
+use mqwatch_model::{BookieAnswer, EntryRun, LedgerObservation};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the answers tell of one ledger's replicas.
@@ -36,7 +36,7 @@ pub(crate) fn compare(obs: &LedgerObservation) -> Replicas {
     for (i, seg) in layout.segments.iter().enumerate() {
         not_held.clear();
         for b in 0..layout.ensemble_size {
-            let Some(stripes) = stripes(layout, i, b) else {
+            let Some(stripes) = layout.stripes(i, b) else {
                 continue;
             };
             let Some(bookie) = seg.ensemble.get(b) else {
@@ -80,22 +80,6 @@ pub(crate) fn compare(obs: &LedgerObservation) -> Replicas {
     out
 }
 
-/// The entries member `index` of segment `segment` must hold, clipped to the ledger's last entry (a segment that
-/// starts after it, or the part of one that runs past it, holds nothing: `LedgerLayout::stripes` ends a segment
-/// where the next begins, which may lie beyond the last entry).
-fn stripes(layout: &LedgerLayout, segment: usize, index: usize) -> Option<Stripes> {
-    let range = layout.segment_range(segment)?;
-    let last = (*range.end()).min(layout.last_entry?);
-    Stripes::new(
-        *range.start(),
-        last,
-        layout.ensemble_size,
-        layout.write_quorum,
-        index,
-    )
-    .filter(|s| s.count() > 0)
-}
-
 /// The union of the stripes of segment `segment` at the indexes before `index` where `bookie` also stands.
 fn earlier_stripes(
     obs: &LedgerObservation,
@@ -110,7 +94,7 @@ fn earlier_stripes(
         .enumerate()
     {
         if member == bookie
-            && let Some(s) = stripes(layout, segment, p)
+            && let Some(s) = layout.stripes(segment, p)
         {
             acc = union(&acc, &s.runs().collect::<Vec<_>>());
         }

@@ -212,7 +212,7 @@ fn run_groups(r: EntryRun) -> impl Iterator<Item = SequenceGroup> {
 }
 
 /// Encodes as a BookKeeper 4.18 bookie does: one group per run, period 0 (runs are merged first; a run longer
-/// than an i32 sequence size, which no real ledger has, is split as [`run_groups`] says).
+/// than an i32 sequence size, which no real ledger has, is split as `run_groups` says).
 pub fn encode_bookie_style(runs: &[EntryRun]) -> Vec<u8> {
     let groups: Vec<SequenceGroup> = merge(runs.to_vec())
         .into_iter()

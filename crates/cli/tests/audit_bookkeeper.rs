@@ -514,3 +514,53 @@ fn a_bad_grace_exits_3_naming_the_flag() {
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("--grace"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bookie_registrations_feed_the_lifecycle() {
+    let mut c = Cluster::start(2).await;
+    // Bookie 1 moves to read-only; a third bookie joins and leaves (its cookie stays).
+    c.bookies[1].deregister().await;
+    let id1 = c.id(1);
+    c.bookies[1].register(&c.zk.addr, ROOT, &id1, true).await;
+    let mut gone = TestBookie::start([]).await;
+    let gone_id = gone.addr().to_string();
+    gone.register(&c.zk.addr, ROOT, &gone_id, false).await;
+    gone.deregister().await;
+    gone.stop().await;
+    c.ledger(50, &[0, 1], (2, 2), &[]).await;
+
+    let (code, doc) = c.audit(&[]).await;
+    assert_eq!(code, Some(2), "a lost bookie is critical: {doc:#}");
+    let nodes = doc["clusters"][0]["snapshot"]["nodes"].as_array().unwrap();
+    let state = |id: &str| {
+        nodes
+            .iter()
+            .find(|n| n["node"]["name"] == id)
+            .map(|n| n["registration"].as_str().unwrap().to_string())
+    };
+    assert_eq!(state(&c.id(0)).as_deref(), Some("active"));
+    assert_eq!(state(&id1).as_deref(), Some("read_only"));
+    assert_eq!(
+        state(&gone_id).as_deref(),
+        Some("unregistered"),
+        "cookie only"
+    );
+    assert_eq!(
+        ledgers(&doc)["counts"]["healthy"],
+        1,
+        "a read-only bookie still serves reads"
+    );
+    let findings = doc["clusters"][0]["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0]["kind"], "bookie_unreachable");
+    assert_eq!(findings[0]["subject"]["node"]["name"], gone_id.as_str());
+    let rows = doc["clusters"][0]["lifecycle"]["nodes"].as_array().unwrap();
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["node"]["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&c.id(0).as_str()) && names.contains(&id1.as_str()),
+        "{rows:?}"
+    );
+}

@@ -229,7 +229,8 @@ impl Store {
 
     /// Claims undelivered rows due at `now_ms` (oldest first, at most `limit`) by moving their next attempt to
     /// `lease_until_ms`: a deliverer that dies holding them leaves them due again then, and another instance
-    /// sharing the database does not claim them meanwhile. Follow each with [`Store::mark_delivered`] or
+    /// sharing the database does not claim them meanwhile. A row is not claimed while an older undelivered row
+    /// for the same channel and alarm key exists, so a resolve never overtakes its firing. Follow each with [`Store::mark_delivered`] or
     /// [`Store::reschedule`].
     pub async fn claim_due(
         &self,

@@ -68,6 +68,7 @@ pub(crate) const SQLITE_MIGRATIONS: &[(i64, &str)] = &[(
         delivered_ms INTEGER, last_error TEXT
     );
     CREATE INDEX outbox_due ON outbox (next_attempt_ms) WHERE delivered_ms IS NULL;
+    CREATE INDEX outbox_pending_key ON outbox (channel, alarm_key, id) WHERE delivered_ms IS NULL;
     CREATE INDEX outbox_delivered ON outbox (delivered_ms) WHERE delivered_ms IS NOT NULL;",
 )];
 
@@ -123,6 +124,7 @@ pub(crate) const POSTGRES_MIGRATIONS: &[(i64, &str)] = &[(
         delivered_ms BIGINT, last_error TEXT
     );
     CREATE INDEX outbox_due ON outbox (next_attempt_ms) WHERE delivered_ms IS NULL;
+    CREATE INDEX outbox_pending_key ON outbox (channel, alarm_key, id) WHERE delivered_ms IS NULL;
     CREATE INDEX outbox_delivered ON outbox (delivered_ms) WHERE delivered_ms IS NOT NULL;",
 )];
 
@@ -257,13 +259,20 @@ pub(crate) fn select_due() -> String {
     )
 }
 
-/// Claims due rows: moves their next attempt to `$2` (a lease) and returns them. `lock` is PostgreSQL's
-/// `FOR UPDATE SKIP LOCKED` (so instances sharing one database never claim one row twice), empty for SQLite.
+/// Claims due rows: moves their next attempt to `$2` (a lease) and returns them. A row waits while an older
+/// undelivered row of its channel and alarm key exists, so one alarm's notifications reach a channel in order.
+/// `lock` is PostgreSQL's `FOR UPDATE SKIP LOCKED` (so instances sharing one database never claim one row
+/// twice), empty for SQLite.
 pub(crate) fn claim_due(lock: &str) -> String {
     format!(
         "UPDATE outbox SET next_attempt_ms = $2 WHERE id IN (
-            SELECT id FROM outbox WHERE delivered_ms IS NULL AND next_attempt_ms <= $1
-            ORDER BY id LIMIT $3 {lock})
+            SELECT o.id FROM outbox o
+            WHERE o.delivered_ms IS NULL AND o.next_attempt_ms <= $1
+              AND NOT EXISTS (
+                SELECT 1 FROM outbox e
+                WHERE e.channel = o.channel AND e.alarm_key = o.alarm_key AND e.delivered_ms IS NULL
+                  AND e.id < o.id)
+            ORDER BY o.id LIMIT $3 {lock})
         RETURNING {OUTBOX_COLUMNS}"
     )
 }

@@ -143,6 +143,7 @@ on_both!(
     silences_are_added_listed_by_expiry_and_deleted,
     outbox_rows_are_claimed_rescheduled_and_delivered_once,
     two_stores_on_one_database_never_claim_one_row_twice,
+    one_alarms_deliveries_to_one_channel_are_claimed_in_order,
     everything_committed_survives_a_restart,
 );
 
@@ -668,6 +669,41 @@ mod cases {
             vec![id2, id]
         );
         assert!(store.delivery(id2 + 100).await.unwrap().is_none());
+    }
+
+    pub async fn one_alarms_deliveries_to_one_channel_are_claimed_in_order(url: &StoreUrl) {
+        let store = open(url).await;
+        let firing = store.enqueue(&delivery("ops", "k1"), T0).await.unwrap();
+        let other_channel = store.enqueue(&delivery("pager", "k1"), T0).await.unwrap();
+        let other_key = store.enqueue(&delivery("ops", "k2"), T0).await.unwrap();
+        let claimed = store.claim_due(T0, T0 + 1, 10).await.unwrap();
+        assert_eq!(
+            claimed.iter().map(|e| e.id).collect::<Vec<_>>(),
+            vec![firing, other_channel, other_key]
+        );
+        store.mark_delivered(other_channel, T0).await.unwrap();
+        store.mark_delivered(other_key, T0).await.unwrap();
+        // The firing attempt failed and waits; the resolve enqueued meanwhile waits behind it.
+        store.reschedule(firing, T0 + 10_000, "down").await.unwrap();
+        let resolved = store.enqueue(&delivery("ops", "k1"), T0 + 2).await.unwrap();
+        assert!(
+            store
+                .claim_due(T0 + 2, T0 + 3, 10)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        let claimed = store.claim_due(T0 + 10_000, T0 + 10_001, 10).await.unwrap();
+        assert_eq!(
+            claimed.iter().map(|e| e.id).collect::<Vec<_>>(),
+            vec![firing]
+        );
+        store.mark_delivered(firing, T0 + 10_000).await.unwrap();
+        let claimed = store.claim_due(T0 + 10_000, T0 + 10_001, 10).await.unwrap();
+        assert_eq!(
+            claimed.iter().map(|e| e.id).collect::<Vec<_>>(),
+            vec![resolved]
+        );
     }
 
     pub async fn two_stores_on_one_database_never_claim_one_row_twice(url: &StoreUrl) {

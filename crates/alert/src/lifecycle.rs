@@ -59,8 +59,9 @@ pub struct Notification {
 /// One alert cycle's input: the findings of the clusters it covers.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Cycle {
-    /// Clusters whose findings are complete in this cycle: their alarms without a finding resolve. Clusters of
-    /// `findings` are covered too. Alarms of other clusters are left as they are.
+    /// Clusters whose findings are complete in this cycle: their alarms without a finding resolve. Alarms of
+    /// other clusters are left as they are, even when `findings` has some of theirs (a cluster whose collection
+    /// failed reports a `collector_error` but must not resolve its other alarms), so leave such a cluster out.
     pub clusters: Vec<String>,
     /// The findings.
     pub findings: Vec<Finding>,
@@ -98,12 +99,7 @@ impl Alerting {
         silences: &[Silence],
         now_ms: u64,
     ) -> Outcome {
-        let covered: BTreeSet<&str> = cycle
-            .clusters
-            .iter()
-            .map(String::as_str)
-            .chain(cycle.findings.iter().map(|f| f.cluster.as_str()))
-            .collect();
+        let covered: BTreeSet<&str> = cycle.clusters.iter().map(String::as_str).collect();
         let mut prev: BTreeMap<FindingKey, &AlarmRecord> =
             previous.iter().map(|a| (a.key(), a)).collect();
         // One finding per key: the most severe, the later on a tie.
@@ -678,6 +674,29 @@ mod tests {
         assert_eq!(out.changes.upserts.len(), 1);
         assert_eq!(out.changes.upserts[0].key(), rmq.key());
         assert_eq!(out.changes.upserts[0].state, AlarmState::Resolved);
+
+        // A cycle with a finding of kafka's (its collection failed) that does not list kafka: kafka's other
+        // alarm stays firing.
+        let failed = Finding::new(
+            FindingKind::CollectorError,
+            "kafka",
+            Engine::Kafka,
+            Subject::Cluster,
+            "metadata request timed out",
+            T0,
+        );
+        let out = alerting.evaluate(
+            &alarms,
+            &Cycle {
+                clusters: vec!["rmq".into()],
+                findings: vec![failed.clone(), rmq.clone()],
+            },
+            &[],
+            T0 + MIN,
+        );
+        assert_eq!(out.changes.upserts.len(), 1);
+        assert_eq!(out.changes.upserts[0].key(), failed.key());
+        assert!(out.changes.removals.is_empty());
     }
 
     #[test]

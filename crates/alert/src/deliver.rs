@@ -1,0 +1,193 @@
+//! Delivery: drains the store's outbox through the configured channels, with retries and exponential backoff per
+//! channel. A row is claimed with a lease (so a deliverer that dies mid-send leaves it due again, and another
+//! instance on the same PostgreSQL database does not take it), sent, then marked delivered; a failed send is
+//! rescheduled with its reason. Nothing is dropped: a row whose channel is gone from config waits for it.
+//!
+//! Channels here: `webhook` (POSTs the notification JSON; 2xx is delivered) and `log` (writes it to the log).
+//! `alertmanager` and `email` rows wait (with the reason in the row) until those channels exist.
+//! Delivery is at least once: a crash between a receiver's 2xx and the store's commit sends that row again, so
+//! webhook requests carry the outbox id in `X-Mqwatch-Delivery` for receivers that de-duplicate.
+
+use crate::config::{ChannelConfig, ChannelKind};
+use mqwatch_stats::clock::Clock;
+use mqwatch_store::{OutboxEntry, Store, StoreError};
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a claimed row is held before it is due again if its deliverer vanished: longer than any attempt.
+const LEASE_MS: u64 = 120_000;
+
+/// One delivery pass's results.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeliveryReport {
+    /// Outbox ids delivered.
+    pub delivered: Vec<i64>,
+    /// Outbox ids that failed, with the reason; each is rescheduled.
+    pub failed: Vec<(i64, String)>,
+}
+
+/// A channel that can send.
+#[derive(Debug, Clone)]
+enum Sender {
+    Webhook {
+        url: String,
+        timeout: Duration,
+    },
+    Log,
+    /// A channel kind without a sender yet.
+    Missing(ChannelKind),
+}
+
+/// Delivers outbox rows through the configured channels.
+pub struct Deliverer {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    http: reqwest::Client,
+    channels: BTreeMap<String, (ChannelConfig, Sender)>,
+    batch: u32,
+}
+
+impl Deliverer {
+    /// A deliverer for `channels` (validated) over `store`, timing attempts with `clock`.
+    pub fn new(store: Store, channels: &[ChannelConfig], clock: Arc<dyn Clock>) -> Self {
+        let channels = channels
+            .iter()
+            .map(|c| {
+                let sender = match c.kind {
+                    ChannelKind::Webhook => Sender::Webhook {
+                        url: c.url.clone().unwrap_or_default(),
+                        timeout: c.timeout.0,
+                    },
+                    ChannelKind::Log => Sender::Log,
+                    other => Sender::Missing(other),
+                };
+                (c.name.clone(), (c.clone(), sender))
+            })
+            .collect();
+        Self {
+            store,
+            clock,
+            http: reqwest::Client::builder()
+                .user_agent(concat!("mqwatch/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .unwrap_or_default(),
+            channels,
+            batch: 100,
+        }
+    }
+
+    /// Claims what is due now and tries each once: delivered rows are marked, failed ones rescheduled after
+    /// their channel's backoff. One alarm's rows reach a channel in order: the store hands out only the oldest
+    /// undelivered row per channel and alarm key.
+    pub async fn deliver_due(&self) -> Result<DeliveryReport, StoreError> {
+        let now = self.clock.now_ms();
+        let claimed = self
+            .store
+            .claim_due(now, now.saturating_add(LEASE_MS), self.batch)
+            .await?;
+        let mut report = DeliveryReport::default();
+        for entry in claimed {
+            match self.send(&entry).await {
+                Ok(()) => {
+                    self.store
+                        .mark_delivered(entry.id, self.clock.now_ms())
+                        .await?;
+                    tracing::info!(id = entry.id, channel = %entry.channel, alarm = %entry.alarm_key,
+                        "notification delivered");
+                    report.delivered.push(entry.id);
+                }
+                Err(reason) => {
+                    let backoff = match self.channels.get(&entry.channel) {
+                        Some((config, _)) => config.backoff_ms(entry.attempts + 1),
+                        None => 60_000,
+                    };
+                    let next = self.clock.now_ms().saturating_add(backoff);
+                    self.store.reschedule(entry.id, next, &reason).await?;
+                    tracing::warn!(id = entry.id, channel = %entry.channel, alarm = %entry.alarm_key,
+                        attempt = entry.attempts + 1, retry_in_ms = backoff, %reason, "notification not delivered");
+                    report.failed.push((entry.id, reason));
+                }
+            }
+        }
+        Ok(report)
+    }
+
+    /// Sends one row; the error names the channel and says why.
+    async fn send(&self, entry: &OutboxEntry) -> Result<(), String> {
+        let Some((_, sender)) = self.channels.get(&entry.channel) else {
+            return Err(format!(
+                "channel {:?} is not configured (kept until it is)",
+                entry.channel
+            ));
+        };
+        match sender {
+            Sender::Webhook { url, timeout } => {
+                let response = self
+                    .http
+                    .post(url)
+                    .timeout(*timeout)
+                    .header("X-Mqwatch-Delivery", entry.id.to_string())
+                    .json(&entry.payload)
+                    .send()
+                    .await
+                    .map_err(|e| {
+                        format!("webhook {} POST {url}: {}", entry.channel, error_chain(&e))
+                    })?;
+                let status = response.status();
+                if status.is_success() {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "webhook {} POST {url}: HTTP {status}",
+                        entry.channel
+                    ))
+                }
+            }
+            Sender::Log => {
+                tracing::warn!(channel = %entry.channel, alarm = %entry.alarm_key,
+                    payload = %entry.payload, "alarm notification");
+                Ok(())
+            }
+            Sender::Missing(kind) => Err(format!(
+                "channel {}: kind {} cannot deliver yet",
+                entry.channel,
+                kind.as_str()
+            )),
+        }
+    }
+
+    /// Delivers every `every` until `shutdown` completes (a pass in progress finishes first). Store errors are
+    /// logged and retried on the next pass.
+    pub async fn run(&self, every: Duration, shutdown: impl Future<Output = ()>) {
+        tokio::pin!(shutdown);
+        let mut tick = tokio::time::interval(every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = &mut shutdown => return,
+                _ = tick.tick() => {
+                    if let Err(e) = self.deliver_due().await {
+                        tracing::warn!(error = %e, "delivery pass failed");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// An error and its causes on one line (reqwest's own message omits the cause, e.g. "connection refused").
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let s = c.to_string();
+        if !text.contains(&s) {
+            text.push_str(": ");
+            text.push_str(&s);
+        }
+        cause = c.source();
+    }
+    text
+}

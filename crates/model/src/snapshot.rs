@@ -3,6 +3,7 @@
 //! follower are both replicas. A collector fills what its engine has and leaves the rest empty.
 
 use crate::observation::ObservedNodeState;
+use crate::partition::PartitionStatus;
 use crate::topology::{Engine, GroupRef, LogRef, NodeRef};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -31,6 +32,12 @@ pub struct ClusterSnapshot {
     /// Offset-moved events the brokers wrote recently (RocketMQ's OFFSET_MOVED_EVENT, where a broker writes it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub offset_moved: Vec<OffsetMovedRecord>,
+    /// Replica placement of every partition read (Kafka); empty for engines without partitions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partitions: Vec<PartitionStatus>,
+    /// Node name → rack, for the nodes whose rack the cluster reports (Kafka `broker.rack`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub racks: BTreeMap<String, String>,
 }
 
 /// A consumer asked for an offset outside its log's range and the broker moved it (the broker's own report).

@@ -8,5 +8,7 @@
 //! and it never computes alarms: checks read the snapshot.
 
 pub mod client;
+pub mod collector;
 
 pub use client::{ClientConfig, KafkaClient, KafkaError, Security};
+pub use collector::{Target, collect};

@@ -3,12 +3,14 @@
 //! What it owns: free loopback ports, processes started from a binary and stopped by their PID (SIGTERM, then
 //! SIGKILL after a deadline; also on drop), polling with a deadline instead of sleeping, and the location of the
 //! peers `scripts/test` installs (`$HOME/.cache/mqwatch/peers/<name>-<version>`, or `MQWATCH_PEERS`).
-//! Engine-specific harnesses live in [`rocketmq`] (a name server with brokers) and [`zookeeper`].
+//! Engine-specific harnesses live in [`rocketmq`] (a name server with brokers), [`tansu`] (a Kafka-protocol
+//! broker) and [`zookeeper`].
 //!
 //! What it is not: a fake of anything. Fakes stay in the test files that need them and say so.
 
 pub mod process;
 pub mod rocketmq;
+pub mod tansu;
 pub mod zookeeper;
 
 use std::net::TcpListener;

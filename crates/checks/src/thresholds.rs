@@ -20,6 +20,8 @@ pub struct Thresholds {
     pub lifecycle: LifecycleThresholds,
     /// The ledger audit: `under_replication_stuck`, `placement_violation`.
     pub ledgers: crate::ledgers::LedgerThresholds,
+    /// Kafka partitions: `replication_factor_low`.
+    pub replication: ReplicationThresholds,
 }
 
 /// MQCloud CONSUME_UNDONE: clustering groups alert when age AND count exceed; broadcasting groups on count.
@@ -115,5 +117,19 @@ impl Default for LifecycleThresholds {
             startup: Span::from_secs(300),
             controlled_shutdown: Span::from_secs(300),
         }
+    }
+}
+
+/// Partition replication: a partition with fewer replicas than `min_factor` is `replication_factor_low`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReplicationThresholds {
+    /// Fewest replicas a partition should have (default 2: one copy is no copy).
+    pub min_factor: u32,
+}
+
+impl Default for ReplicationThresholds {
+    fn default() -> Self {
+        Self { min_factor: 2 }
     }
 }

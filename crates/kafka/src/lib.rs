@@ -11,4 +11,4 @@ pub mod client;
 pub mod collector;
 
 pub use client::{ClientConfig, KafkaClient, KafkaError, Security};
-pub use collector::{Target, collect};
+pub use collector::{LagMemory, Target, collect};

@@ -5,8 +5,8 @@
 mod scripted;
 
 use mqwatch_kafka::client::{ClientConfig, KafkaClient};
-use mqwatch_kafka::collector::{KnownBroker, Target, collect};
-use mqwatch_model::{Engine, LogRef, ObservedNodeState};
+use mqwatch_kafka::collector::{KnownBroker, LagMemory, Target, collect};
+use mqwatch_model::{AgeSource, Engine, LogRef, ObservedNodeState};
 use scripted::{Part, Script};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -49,6 +49,7 @@ async fn run(offset_fetch_max: i16) {
         ]),
         offset_fetch_max,
         drop_describe_groups: true,
+        fetch_base_ms: 100_000,
     });
     let b1 = scripted::serve(1, l1, script.clone());
     let _hung = scripted::hang(l2);
@@ -64,8 +65,9 @@ async fn run(offset_fetch_max: i16) {
         id: 1,
         addr: a1.clone(),
     }];
+    let memory = LagMemory::new();
     let started = Instant::now();
-    let s = collect(&client, &target, 1_000).await;
+    let s = collect(&client, &target, &memory, 200_000).await;
     // The hung broker costs one timeout (its connection probe), not one per request.
     assert!(
         started.elapsed() < Duration::from_millis(1_400),
@@ -129,6 +131,25 @@ async fn run(offset_fetch_max: i16) {
     let g2 = s.groups.iter().find(|g| g.group.name == "g2").unwrap();
     assert!(g2.positions.iter().all(|p| p.lag() == Some(0)));
 
+    // Time lag: the record at g1's commit (offset 5) was written at 100 000 + 5 000; idle positions are 0 s.
+    let ages: Vec<(Option<u64>, Option<AgeSource>)> = g1
+        .positions
+        .iter()
+        .map(|p| (p.oldest_unconsumed_age_ms, p.age_source))
+        .collect();
+    assert_eq!(
+        ages,
+        vec![
+            (Some(95_000), Some(AgeSource::RecordTimestamp)),
+            (None, None)
+        ]
+    );
+    assert!(
+        g2.positions
+            .iter()
+            .all(|p| p.oldest_unconsumed_age_ms == Some(0) && p.age_source == Some(AgeSource::Idle))
+    );
+
     // DescribeGroups dropped: one collector error naming it, the rest of the cycle present.
     assert!(
         s.errors
@@ -148,8 +169,21 @@ async fn run(offset_fetch_max: i16) {
 
     // A second cycle reuses the connection to broker 1 (only DescribeGroups' drop forces one reconnect).
     let before = b1.connections.load(std::sync::atomic::Ordering::SeqCst);
-    let again = collect(&client, &target, 2_000).await;
+    let fetches = |b: &scripted::ScriptedBroker| {
+        b.seen
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(k, _)| *k == 1)
+            .count()
+    };
+    assert_eq!(fetches(&b1), 1);
+    let again = collect(&client, &target, &memory, 201_000).await;
     assert_eq!(again.logs, s.logs);
+    // The commit did not move: its record's timestamp comes from the cache, not a second Fetch.
+    assert_eq!(fetches(&b1), 1);
+    let g1 = again.groups.iter().find(|g| g.group.name == "g1").unwrap();
+    assert_eq!(g1.positions[0].oldest_unconsumed_age_ms, Some(96_000));
     let after = b1.connections.load(std::sync::atomic::Ordering::SeqCst);
     assert!(after - before <= 1, "{before} -> {after}");
 }

@@ -7,8 +7,8 @@
 
 use bytes::Bytes;
 use mqwatch_kafka::client::{ClientConfig, KafkaClient, KafkaError};
-use mqwatch_kafka::collector::{Target, collect};
-use mqwatch_model::{Engine, LogRef, ObservedNodeState};
+use mqwatch_kafka::collector::{LagMemory, Target, collect};
+use mqwatch_model::{AgeSource, Engine, LogRef, ObservedNodeState};
 use mqwatch_testkit::tansu::{self, Tansu};
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -99,7 +99,8 @@ fn tansu_offsets_commits_and_lag_are_exact() {
         .await;
 
         let target = Target::new("tansu", vec![addr.clone()]);
-        let s = collect(&client, &target, now as u64).await;
+        let memory = LagMemory::new();
+        let s = collect(&client, &target, &memory, now as u64).await;
         assert_eq!(s.engine, Some(Engine::Kafka));
         assert_eq!(s.nodes.len(), 1, "{:#?}", s.nodes);
         assert!(s.nodes[0].answered);
@@ -148,6 +149,26 @@ fn tansu_offsets_commits_and_lag_are_exact() {
             ]
         );
         assert_eq!(positions("g2"), vec![(log("events", 0), Some(4), Some(0))]);
+
+        // Time lag: the record at g1's commit on orders-0 was produced with timestamp now - 60 s (read back with
+        // one Fetch); orders-1 is idle (0 s); orders-2 has no commit, so no age.
+        let ages: Vec<(Option<u64>, Option<AgeSource>)> = s
+            .groups
+            .iter()
+            .find(|x| x.group.name == "g1")
+            .unwrap()
+            .positions
+            .iter()
+            .map(|p| (p.oldest_unconsumed_age_ms, p.age_source))
+            .collect();
+        assert_eq!(
+            ages,
+            vec![
+                (Some(60_000), Some(AgeSource::RecordTimestamp)),
+                (Some(0), Some(AgeSource::Idle)),
+                (None, None),
+            ]
+        );
 
         // tansu 0.6 on sqlite fails DescribeGroups: reported, and nothing else is.
         assert!(

@@ -24,7 +24,8 @@ pub use ledger::{
 pub use observation::ObservedNodeState;
 pub use partition::PartitionStatus;
 pub use snapshot::{
-    ClientQueue, ClientStatus, ClusterSnapshot, CollectorErrorRecord, GroupPosition, GroupStatus,
-    LogStatus, MessageModel, NodeStatus, OffsetMovedRecord, TrafficMetric, TrafficSample,
+    AgeSource, ClientQueue, ClientStatus, ClusterSnapshot, CollectorErrorRecord, GroupPosition,
+    GroupStatus, LogStatus, MessageModel, NodeStatus, OffsetMovedRecord, TrafficMetric,
+    TrafficSample,
 };
 pub use topology::{Engine, GroupRef, LogRef, NodeRef, NodeRole, Subject, UnknownEngine};

@@ -140,6 +140,23 @@ pub struct GroupPosition {
     /// Age of the oldest unconsumed message (now minus its store time), when there is one and it was read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oldest_unconsumed_age_ms: Option<u64>,
+    /// How that age was measured, when the collector says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub age_source: Option<AgeSource>,
+}
+
+/// How a position's age (time lag) was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgeSource {
+    /// Now minus the timestamp of the record at the committed offset (read with one fetch).
+    RecordTimestamp,
+    /// Interpolated over sampled (latest offset, time) points, because the record is gone or unreadable.
+    Interpolated,
+    /// Nothing to consume (committed = latest): 0 s.
+    Idle,
+    /// The broker's own measure (RocketMQ QUERY_CONSUME_TIME_SPAN).
+    Broker,
 }
 
 impl GroupPosition {

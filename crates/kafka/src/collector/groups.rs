@@ -226,6 +226,7 @@ fn status(name: String, s: Seen, meta: &Metadata, ranges: &Ranges) -> GroupStatu
                 latest,
                 committed: s.commits.get(&key).copied().flatten(),
                 oldest_unconsumed_age_ms: None,
+                age_source: None,
             });
         }
     }

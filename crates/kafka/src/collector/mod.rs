@@ -1,7 +1,7 @@
 //! The Kafka collector: one cycle reads a whole cluster through mqwatch's Kafka client and returns a
 //! [`ClusterSnapshot`] (engine Kafka). Order: Metadata from the bootstrap brokers; every broker probed (its
 //! connection and API versions); earliest and latest offsets per leader; groups (ListGroups, OffsetFetch, then
-//! DescribeGroups). Every request has a timeout, requests run with bounded concurrency, and a broker that cannot be
+//! DescribeGroups); time lag (one Fetch per committed offset not yet cached, else interpolation). Every request has a timeout, requests run with bounded concurrency, and a broker that cannot be
 //! reached is skipped for the rest of the cycle, so one dead or slow broker never stalls the others. Every bad
 //! answer becomes a [`mqwatch_model::CollectorErrorRecord`]. It never judges: checks read the snapshot.
 
@@ -9,8 +9,10 @@ mod cycle;
 mod groups;
 mod metadata;
 mod offsets;
+mod timelag;
 
 pub use metadata::is_internal_topic;
+pub use timelag::LagMemory;
 
 use crate::client::{KafkaClient, code_name};
 use cycle::Cycle;
@@ -74,8 +76,14 @@ struct Seat {
     expected: bool,
 }
 
-/// Reads the whole cluster once.
-pub async fn collect(client: &KafkaClient, target: &Target, now_ms: u64) -> ClusterSnapshot {
+/// Reads the whole cluster once. `memory` is this cluster's (time-lag samples and record timestamps from earlier
+/// cycles); keep one per cluster across cycles.
+pub async fn collect(
+    client: &KafkaClient,
+    target: &Target,
+    memory: &LagMemory,
+    now_ms: u64,
+) -> ClusterSnapshot {
     let started = Instant::now();
     let cycle = Cycle::default();
     let meta = metadata::read(client, &cycle, &target.bootstrap).await;
@@ -118,12 +126,23 @@ pub async fn collect(client: &KafkaClient, target: &Target, now_ms: u64) -> Clus
         .filter(|n| n.answered && n.registration == Some(ObservedNodeState::Active))
         .filter_map(|n| n.node.addr.clone())
         .collect();
-    let groups = groups::collect(
+    let mut groups = groups::collect(
         client,
         &cycle,
         &coordinators,
         &meta,
         &ranges,
+        target.concurrency,
+    )
+    .await;
+    memory.sample(&ranges, now_ms);
+    timelag::fill(
+        client,
+        &cycle,
+        &meta,
+        memory,
+        &mut groups,
+        now_ms,
         target.concurrency,
     )
     .await;

@@ -52,6 +52,8 @@ pub struct Script {
     pub offset_fetch_max: i16,
     /// Close the connection on DescribeGroups (as tansu 0.6 on sqlite does).
     pub drop_describe_groups: bool,
+    /// Fetch answers one record at the asked offset with timestamp `fetch_base_ms + 1000 * offset`.
+    pub fetch_base_ms: i64,
 }
 
 /// A running scripted broker.
@@ -151,6 +153,10 @@ async fn connection(
                 let r = OffsetFetchRequest::decode(&mut frame, version).unwrap();
                 encode(&offset_fetch(&script, &r, version), version)
             }
+            ApiKey::Fetch => {
+                let r = FetchRequest::decode(&mut frame, version).unwrap();
+                encode(&fetch(&script, &r), version)
+            }
             ApiKey::DescribeGroups if script.drop_describe_groups => return,
             _ => return, // anything unscripted: hang up, as a broker that cannot parse it would
         };
@@ -187,6 +193,7 @@ fn api_versions(script: &Script) -> ApiVersionsResponse {
         (ApiKey::ListGroups, 0, 4),
         (ApiKey::OffsetFetch, 0, script.offset_fetch_max.max(1)),
         (ApiKey::DescribeGroups, 0, 5),
+        (ApiKey::Fetch, 4, 12),
     ];
     ApiVersionsResponse::default().with_api_keys(
         keys.into_iter()
@@ -344,6 +351,59 @@ fn offset_fetch(script: &Script, r: &OffsetFetchRequest, version: i16) -> Offset
                                 OffsetFetchResponsePartition::default()
                                     .with_partition_index(p)
                                     .with_committed_offset(o)
+                            })
+                            .collect(),
+                    )
+            })
+            .collect(),
+    )
+}
+
+fn fetch(script: &Script, r: &FetchRequest) -> FetchResponse {
+    use kafka_protocol::messages::fetch_response::{FetchableTopicResponse, PartitionData};
+    use kafka_protocol::records::{
+        Compression, Record, RecordBatchEncoder, RecordEncodeOptions, TimestampType,
+    };
+    FetchResponse::default().with_responses(
+        r.topics
+            .iter()
+            .map(|t| {
+                FetchableTopicResponse::default()
+                    .with_topic(t.topic.clone())
+                    .with_partitions(
+                        t.partitions
+                            .iter()
+                            .map(|fp| {
+                                let offset = fp.fetch_offset;
+                                let record = Record {
+                                    transactional: false,
+                                    control: false,
+                                    delete_horizon: false,
+                                    partition_leader_epoch: 0,
+                                    producer_id: -1,
+                                    producer_epoch: -1,
+                                    timestamp_type: TimestampType::Creation,
+                                    offset,
+                                    sequence: -1,
+                                    timestamp: script.fetch_base_ms + 1000 * offset,
+                                    key: None,
+                                    value: Some(Bytes::from_static(b"v")),
+                                    headers: Default::default(),
+                                };
+                                let mut batch = BytesMut::new();
+                                RecordBatchEncoder::encode(
+                                    &mut batch,
+                                    [&record],
+                                    &RecordEncodeOptions {
+                                        version: 2,
+                                        compression: Compression::None,
+                                    },
+                                )
+                                .unwrap();
+                                PartitionData::default()
+                                    .with_partition_index(fp.partition)
+                                    .with_high_watermark(offset + 1)
+                                    .with_records(Some(batch.freeze()))
                             })
                             .collect(),
                     )

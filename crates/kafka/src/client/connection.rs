@@ -53,6 +53,15 @@ pub struct BrokerConnection {
     versions: BrokerVersions,
 }
 
+impl std::fmt::Debug for BrokerConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BrokerConnection")
+            .field("closed", &self.is_closed())
+            .field("versions", &self.versions)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Drop for BrokerConnection {
     fn drop(&mut self) {
         self.reader.abort();

@@ -34,6 +34,8 @@ fn log(topic: &str, partition: i32) -> LogRef {
 async fn run(offset_fetch_max: i16) {
     let (l1, a1) = scripted::listener().await;
     let (l2, a2) = scripted::listener().await;
+    let (l4, a4) = scripted::listener().await;
+    let admin_apis = offset_fetch_max >= 8;
     let script = Arc::new(Script {
         brokers: BTreeMap::from([(1, a1.clone()), (2, a2.clone())]),
         racks: BTreeMap::from([(1, "rack-a".to_string())]),
@@ -50,9 +52,13 @@ async fn run(offset_fetch_max: i16) {
         offset_fetch_max,
         drop_describe_groups: true,
         fetch_base_ms: 100_000,
+        admin_apis,
+        fenced: BTreeMap::from([(4, a4.clone())]),
+        min_isr: BTreeMap::from([("orders", 2)]),
     });
     let b1 = scripted::serve(1, l1, script.clone());
     let _hung = scripted::hang(l2);
+    let _b4 = scripted::serve(4, l4, script.clone());
 
     let client = KafkaClient::new(ClientConfig {
         request_timeout: Duration::from_millis(500),
@@ -158,6 +164,13 @@ async fn run(offset_fetch_max: i16) {
         "{:#?}",
         s.errors
     );
+    assert!(
+        s.errors
+            .iter()
+            .all(|e| e.request.starts_with("DescribeGroups (15)")),
+        "only DescribeGroups answered badly: {:#?}",
+        s.errors
+    );
     let offset_fetches = b1
         .seen
         .lock()
@@ -189,11 +202,11 @@ async fn run(offset_fetch_max: i16) {
 }
 
 #[tokio::test]
-async fn scripted_cluster_with_batched_offset_fetch() {
+async fn scripted_cluster_with_batched_offset_fetch_and_admin_apis() {
     run(8).await;
 }
 
 #[tokio::test]
-async fn scripted_cluster_with_one_offset_fetch_per_group() {
+async fn scripted_cluster_with_one_offset_fetch_per_group_and_no_admin_apis() {
     run(7).await;
 }

@@ -34,6 +34,8 @@ pub(crate) struct PartitionInfo {
 /// What Metadata said.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Metadata {
+    /// The bootstrap address that answered.
+    pub answered_by: String,
     /// Broker id → broker.
     pub brokers: BTreeMap<i32, BrokerInfo>,
     /// Non-internal partitions, by topic and index.
@@ -83,7 +85,10 @@ pub(crate) async fn read(
                 continue;
             }
         }
-        let mut m = Metadata::default();
+        let mut m = Metadata {
+            answered_by: addr.clone(),
+            ..Metadata::default()
+        };
         for b in r.brokers {
             m.brokers.insert(
                 b.node_id.0,

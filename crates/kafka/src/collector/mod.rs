@@ -1,10 +1,12 @@
 //! The Kafka collector: one cycle reads a whole cluster through mqwatch's Kafka client and returns a
 //! [`ClusterSnapshot`] (engine Kafka). Order: Metadata from the bootstrap brokers; every broker probed (its
-//! connection and API versions); earliest and latest offsets per leader; groups (ListGroups, OffsetFetch, then
+//! connection and API versions) and fenced brokers from DescribeCluster v2; earliest and latest offsets per
+//! leader; topics' `min.insync.replicas` (DescribeConfigs); groups (ListGroups, OffsetFetch, then
 //! DescribeGroups); time lag (one Fetch per committed offset not yet cached, else interpolation). Every request has a timeout, requests run with bounded concurrency, and a broker that cannot be
 //! reached is skipped for the rest of the cycle, so one dead or slow broker never stalls the others. Every bad
 //! answer becomes a [`mqwatch_model::CollectorErrorRecord`]. It never judges: checks read the snapshot.
 
+mod cluster;
 mod cycle;
 mod groups;
 mod metadata;
@@ -71,8 +73,10 @@ impl Target {
 struct Seat {
     id: i32,
     addr: String,
-    /// Listed in Metadata now; `None` when no bootstrap broker answered.
+    /// Listed in Metadata (or DescribeCluster) now; `None` when no bootstrap broker answered.
     registered: Option<bool>,
+    /// DescribeCluster v2 says it is fenced.
+    fenced: bool,
     expected: bool,
 }
 
@@ -87,8 +91,12 @@ pub async fn collect(
     let started = Instant::now();
     let cycle = Cycle::default();
     let meta = metadata::read(client, &cycle, &target.bootstrap).await;
+    let registered = match &meta {
+        Some(m) => cluster::brokers(client, &cycle, &m.answered_by).await,
+        None => None,
+    };
 
-    let seats = seats(meta.as_ref(), target);
+    let seats = seats(meta.as_ref(), registered.as_ref(), target);
     for s in &seats {
         if !s.addr.is_empty() {
             cycle.name(
@@ -121,6 +129,9 @@ pub async fn collect(
     };
 
     let ranges = offsets::collect(client, &cycle, &meta, target.concurrency).await;
+    let mut topics: Vec<String> = meta.partitions.iter().map(|p| p.topic.clone()).collect();
+    topics.dedup();
+    let min_isr = cluster::min_insync_replicas(client, &cycle, &meta.answered_by, &topics).await;
     let coordinators: Vec<String> = nodes
         .iter()
         .filter(|n| n.answered && n.registration == Some(ObservedNodeState::Active))
@@ -171,15 +182,20 @@ pub async fn collect(
             replicas: p.replicas.iter().map(i32::to_string).collect(),
             isr: p.isr.iter().map(i32::to_string).collect(),
             offline_replicas: p.offline.iter().map(i32::to_string).collect(),
-            min_insync_replicas: None,
+            min_insync_replicas: min_isr.get(&p.topic).copied(),
             error: (p.error_code != 0).then(|| code_name(p.error_code)),
         })
         .collect();
-    let racks: BTreeMap<String, String> = meta
-        .brokers
+    let mut racks: BTreeMap<String, String> = registered
         .iter()
+        .flatten()
         .filter_map(|(id, b)| b.rack.clone().map(|r| (id.to_string(), r)))
         .collect();
+    racks.extend(
+        meta.brokers
+            .iter()
+            .filter_map(|(id, b)| b.rack.clone().map(|r| (id.to_string(), r))),
+    );
     ClusterSnapshot {
         cluster: target.cluster.clone(),
         engine: Some(Engine::Kafka),
@@ -196,9 +212,13 @@ pub async fn collect(
     }
 }
 
-/// Brokers in Metadata, then known and expected ones that are not in it (or whose registration is unknown
-/// because no bootstrap broker answered).
-fn seats(meta: Option<&metadata::Metadata>, target: &Target) -> Vec<Seat> {
+/// Brokers in Metadata, fenced ones DescribeCluster adds, then known and expected ones that are not registered
+/// (or whose registration is unknown because no bootstrap broker answered).
+fn seats(
+    meta: Option<&metadata::Metadata>,
+    registered: Option<&BTreeMap<i32, cluster::Registered>>,
+    target: &Target,
+) -> Vec<Seat> {
     let mut seats: BTreeMap<i32, Seat> = BTreeMap::new();
     for (id, b) in meta.map(|m| &m.brokers).into_iter().flatten() {
         seats.insert(
@@ -207,9 +227,20 @@ fn seats(meta: Option<&metadata::Metadata>, target: &Target) -> Vec<Seat> {
                 id: *id,
                 addr: b.addr.clone(),
                 registered: Some(true),
+                fenced: false,
                 expected: false,
             },
         );
+    }
+    for (id, r) in registered.into_iter().flatten() {
+        let seat = seats.entry(*id).or_insert_with(|| Seat {
+            id: *id,
+            addr: r.addr.clone(),
+            registered: Some(true),
+            fenced: false,
+            expected: false,
+        });
+        seat.fenced = r.fenced == Some(true);
     }
     let registry = meta.map(|_| false);
     for k in &target.known_brokers {
@@ -217,6 +248,7 @@ fn seats(meta: Option<&metadata::Metadata>, target: &Target) -> Vec<Seat> {
             id: k.id,
             addr: k.addr.clone(),
             registered: registry,
+            fenced: false,
             expected: false,
         });
     }
@@ -230,6 +262,7 @@ fn seats(meta: Option<&metadata::Metadata>, target: &Target) -> Vec<Seat> {
                 id,
                 addr: String::new(),
                 registered: registry,
+                fenced: false,
                 expected: false,
             })
             .expected = true;
@@ -266,12 +299,10 @@ async fn probe(client: &KafkaClient, cycle: &Cycle, seat: &Seat, now_ms: u64) ->
     };
     NodeStatus {
         node,
-        registration: seat.registered.map(|r| {
-            if r {
-                ObservedNodeState::Active
-            } else {
-                ObservedNodeState::Unregistered
-            }
+        registration: seat.registered.map(|r| match (r, seat.fenced) {
+            (false, _) => ObservedNodeState::Unregistered,
+            (true, true) => ObservedNodeState::Fenced,
+            (true, false) => ObservedNodeState::Active,
         }),
         expected: seat.expected,
         answered,

@@ -54,6 +54,12 @@ pub struct Script {
     pub drop_describe_groups: bool,
     /// Fetch answers one record at the asked offset with timestamp `fetch_base_ms + 1000 * offset`.
     pub fetch_base_ms: i64,
+    /// Offer DescribeCluster v2 and DescribeConfigs (else the broker lacks them, as an old one does).
+    pub admin_apis: bool,
+    /// Fenced brokers DescribeCluster lists (Metadata does not): id → address.
+    pub fenced: BTreeMap<i32, String>,
+    /// Topic → min.insync.replicas, for DescribeConfigs.
+    pub min_isr: BTreeMap<&'static str, i32>,
 }
 
 /// A running scripted broker.
@@ -157,6 +163,14 @@ async fn connection(
                 let r = FetchRequest::decode(&mut frame, version).unwrap();
                 encode(&fetch(&script, &r), version)
             }
+            ApiKey::DescribeCluster if script.admin_apis => {
+                let _ = DescribeClusterRequest::decode(&mut frame, version).unwrap();
+                encode(&describe_cluster(&script), version)
+            }
+            ApiKey::DescribeConfigs if script.admin_apis => {
+                let r = DescribeConfigsRequest::decode(&mut frame, version).unwrap();
+                encode(&describe_configs(&script, &r), version)
+            }
             ApiKey::DescribeGroups if script.drop_describe_groups => return,
             _ => return, // anything unscripted: hang up, as a broker that cannot parse it would
         };
@@ -194,9 +208,13 @@ fn api_versions(script: &Script) -> ApiVersionsResponse {
         (ApiKey::OffsetFetch, 0, script.offset_fetch_max.max(1)),
         (ApiKey::DescribeGroups, 0, 5),
         (ApiKey::Fetch, 4, 12),
+        (ApiKey::DescribeCluster, 0, 2),
+        (ApiKey::DescribeConfigs, 1, 4),
     ];
+    let admin = [ApiKey::DescribeCluster, ApiKey::DescribeConfigs];
     ApiVersionsResponse::default().with_api_keys(
         keys.into_iter()
+            .filter(|(k, _, _)| script.admin_apis || !admin.contains(k))
             .map(|(k, min, max)| {
                 ApiVersion::default()
                     .with_api_key(k as i16)
@@ -406,6 +424,57 @@ fn fetch(script: &Script, r: &FetchRequest) -> FetchResponse {
                                     .with_records(Some(batch.freeze()))
                             })
                             .collect(),
+                    )
+            })
+            .collect(),
+    )
+}
+
+fn describe_cluster(script: &Script) -> DescribeClusterResponse {
+    use kafka_protocol::messages::describe_cluster_response::DescribeClusterBroker;
+    let broker = |id: i32, addr: &str, fenced: bool| {
+        let (host, port) = addr.rsplit_once(':').unwrap();
+        DescribeClusterBroker::default()
+            .with_broker_id(BrokerId(id))
+            .with_host(s(host))
+            .with_port(port.parse().unwrap())
+            .with_rack(script.racks.get(&id).map(|r| s(r)))
+            .with_is_fenced(fenced)
+    };
+    let mut brokers: Vec<_> = script
+        .brokers
+        .iter()
+        .map(|(id, a)| broker(*id, a, false))
+        .collect();
+    brokers.extend(script.fenced.iter().map(|(id, a)| broker(*id, a, true)));
+    DescribeClusterResponse::default()
+        .with_cluster_id(s("scripted"))
+        .with_controller_id(BrokerId(*script.brokers.keys().next().unwrap()))
+        .with_brokers(brokers)
+}
+
+fn describe_configs(script: &Script, r: &DescribeConfigsRequest) -> DescribeConfigsResponse {
+    use kafka_protocol::messages::describe_configs_response::{
+        DescribeConfigsResourceResult, DescribeConfigsResult,
+    };
+    DescribeConfigsResponse::default().with_results(
+        r.resources
+            .iter()
+            .map(|res| {
+                let value = script.min_isr.get(res.resource_name.as_str());
+                DescribeConfigsResult::default()
+                    .with_resource_type(res.resource_type)
+                    .with_resource_name(res.resource_name.clone())
+                    .with_configs(
+                        value
+                            .map(|v| {
+                                vec![
+                                    DescribeConfigsResourceResult::default()
+                                        .with_name(s("min.insync.replicas"))
+                                        .with_value(Some(s(&v.to_string()))),
+                                ]
+                            })
+                            .unwrap_or_default(),
                     )
             })
             .collect(),

@@ -210,3 +210,40 @@ async fn scripted_cluster_with_batched_offset_fetch_and_admin_apis() {
 async fn scripted_cluster_with_one_offset_fetch_per_group_and_no_admin_apis() {
     run(7).await;
 }
+
+#[tokio::test]
+async fn no_bootstrap_answer_is_a_collector_error_and_known_brokers_are_still_probed() {
+    let dead = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().to_string()
+    };
+    let client = KafkaClient::new(ClientConfig {
+        request_timeout: Duration::from_millis(500),
+        connect_timeout: Duration::from_millis(500),
+        ..ClientConfig::default()
+    });
+    let mut target = Target::new("down", vec![dead.clone()]);
+    target.known_brokers = vec![KnownBroker {
+        id: 1,
+        addr: dead.clone(),
+    }];
+    let s = collect(&client, &target, &LagMemory::new(), 5).await;
+    assert_eq!(s.errors.len(), 1, "{:#?}", s.errors);
+    assert_eq!(s.errors[0].request, "Metadata (3)");
+    assert!(
+        s.errors[0].error.starts_with("cannot connect"),
+        "{:#?}",
+        s.errors
+    );
+    assert_eq!(
+        s.errors[0].node.as_ref().and_then(|n| n.addr.clone()),
+        Some(dead)
+    );
+    assert_eq!(s.nodes.len(), 1);
+    assert!(!s.nodes[0].answered);
+    assert_eq!(
+        s.nodes[0].registration, None,
+        "no registry answered: unknown, not unregistered"
+    );
+    assert!(s.logs.is_empty() && s.groups.is_empty() && s.partitions.is_empty());
+}

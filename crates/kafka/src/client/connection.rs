@@ -22,6 +22,9 @@ use tokio::task::JoinHandle;
 
 type Reply = oneshot::Sender<Result<Bytes, ErrorKind>>;
 
+/// The ApiVersions version tried first.
+const FIRST_API_VERSIONS: i16 = 3;
+
 /// Kafka's UNSUPPORTED_VERSION.
 const UNSUPPORTED_VERSION: i16 = 35;
 
@@ -102,13 +105,15 @@ impl BrokerConnection {
         Ok(conn)
     }
 
-    /// ApiVersions in mqwatch's highest version; a broker that does not know it answers UNSUPPORTED_VERSION in
-    /// v0 with its own range, and the request is sent again in the highest version both know.
+    /// ApiVersions in v3 (the version every broker since Kafka 2.4 knows; v4 changes nothing mqwatch reads, and
+    /// some Kafka-protocol servers mishandle versions they do not know); a broker that does not know v3 answers
+    /// UNSUPPORTED_VERSION in v0 with its own range, and the request is sent again in the highest version both
+    /// know.
     async fn api_versions(
         &self,
         timeout: Duration,
     ) -> Result<BrokerVersions, (Option<i16>, ErrorKind)> {
-        let ours = ApiVersionsRequest::VERSIONS;
+        let ours = super::versions::capped(ApiVersionsRequest::VERSIONS, Some(FIRST_API_VERSIONS));
         let request = ApiVersionsRequest::default()
             .with_client_software_name(StrBytes::from_static_str("mqwatch"))
             .with_client_software_version(StrBytes::from_static_str(env!("CARGO_PKG_VERSION")));

@@ -147,7 +147,12 @@ async fn describe(
     let (version, r) = match answer {
         Ok(a) => a,
         Err(e) => {
-            cycle.record(e);
+            // A broker that answered OffsetFetch a moment ago is up: whatever DescribeGroups did is a bad answer
+            // of that API. A hung request would hold up the ones behind it on the connection: drop it.
+            if e.is_unreachable() {
+                client.forget(addr);
+            }
+            cycle.bad_answer(e);
             return Vec::new();
         }
     };

@@ -1,6 +1,6 @@
 //! Consumer groups: ListGroups asked of every broker (a broker lists the groups it coordinates, so the broker
 //! that listed a group is the one to ask about it), committed offsets by OffsetFetch batched per coordinator, and
-//! members by DescribeGroups batched per coordinator, asked last: some servers fail it (tansu 0.6 on sqlite drops
+//! members by DescribeGroups batched per coordinator, asked once offsets are read: some servers fail it (tansu 0.6 on sqlite drops
 //! the connection), which becomes a `collector_error` while the offsets already read stay.
 //!
 //! A group's positions cover every partition of every topic it committed on or is assigned, with `committed`
@@ -24,7 +24,7 @@ pub(crate) const BATCH: usize = 100;
 
 /// What one cycle learned of one group.
 #[derive(Debug, Default)]
-struct Seen {
+pub(crate) struct Seen {
     /// `(topic, partition)` → committed offset (`None`: no commit).
     commits: BTreeMap<(String, i32), Option<i64>>,
     /// Members, when DescribeGroups answered.
@@ -33,15 +33,23 @@ struct Seen {
     member_topics: BTreeSet<String>,
 }
 
-/// Reads every group coordinated by the answering brokers.
-pub(crate) async fn collect(
+/// The groups one cycle found: by coordinator, and what was learned of each.
+#[derive(Debug, Default)]
+pub(crate) struct Groups {
+    /// Coordinator address → the groups it listed.
+    listed: Vec<(String, Vec<String>)>,
+    /// Group → what was learned.
+    seen: BTreeMap<String, Seen>,
+}
+
+/// Lists every group coordinated by the answering brokers and reads their committed offsets (needs no offsets:
+/// runs alongside ListOffsets).
+pub(crate) async fn read(
     client: &KafkaClient,
     cycle: &Cycle,
     coordinators: &[String],
-    meta: &Metadata,
-    ranges: &Ranges,
     concurrency: usize,
-) -> Vec<GroupStatus> {
+) -> Groups {
     let listed = bounded(
         coordinators
             .iter()
@@ -108,21 +116,38 @@ pub(crate) async fn collect(
         }
     }
 
+    Groups { listed, seen }
+}
+
+/// Members of every listed group (DescribeGroups per coordinator). Asked after every other request of the cycle
+/// to the same brokers is answered: a server that drops the connection on it (tansu) must not take other
+/// requests in flight on that connection down with it.
+pub(crate) async fn describe_all(
+    client: &KafkaClient,
+    cycle: &Cycle,
+    groups: &mut Groups,
+    concurrency: usize,
+) {
     let mut jobs = Vec::new();
-    for (addr, groups) in &listed {
-        for chunk in groups.chunks(BATCH) {
+    for (addr, names) in &groups.listed {
+        for chunk in names.chunks(BATCH) {
             jobs.push(async move { describe(client, cycle, addr, chunk).await });
         }
     }
     for described in bounded(jobs, concurrency).await {
         for (group, members, topics) in described {
-            let s = seen.entry(group).or_default();
+            let s = groups.seen.entry(group).or_default();
             s.members = members;
             s.member_topics = topics;
         }
     }
+}
 
-    seen.into_iter()
+/// Every group's status: its positions on the partitions of the topics it consumes, judged by `ranges`.
+pub(crate) fn statuses(groups: Groups, meta: &Metadata, ranges: &Ranges) -> Vec<GroupStatus> {
+    groups
+        .seen
+        .into_iter()
         .map(|(name, s)| status(name, s, meta, ranges))
         .collect()
 }

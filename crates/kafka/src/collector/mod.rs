@@ -1,10 +1,13 @@
 //! The Kafka collector: one cycle reads a whole cluster through mqwatch's Kafka client and returns a
-//! [`ClusterSnapshot`] (engine Kafka). Order: Metadata from the bootstrap brokers; every broker probed (its
-//! connection and API versions) and fenced brokers from DescribeCluster v2; earliest and latest offsets per
-//! leader; topics' `min.insync.replicas` (DescribeConfigs); groups (ListGroups, OffsetFetch, then
-//! DescribeGroups); time lag (one Fetch per committed offset not yet cached, else interpolation). Every request has a timeout, requests run with bounded concurrency, and a broker that cannot be
-//! reached is skipped for the rest of the cycle, so one dead or slow broker never stalls the others. Every bad
-//! answer becomes a [`mqwatch_model::CollectorErrorRecord`]. It never judges: checks read the snapshot.
+//! [`ClusterSnapshot`] (engine Kafka). Order: Metadata from the bootstrap brokers, and fenced brokers from
+//! DescribeCluster v2; every broker probed (its connection and API versions); then together: earliest and latest
+//! offsets per leader (ListOffsets), topics' `min.insync.replicas` (DescribeConfigs), and groups (ListGroups,
+//! OffsetFetch); then members (DescribeGroups, last, as some servers drop the connection on it); then time lag
+//! (one Fetch per committed offset not yet cached, else interpolation).
+//!
+//! Every request has a timeout, requests run with bounded concurrency, and a broker that cannot be reached is
+//! skipped for the rest of the cycle, so one dead or slow broker never stalls the others. Every bad answer becomes
+//! a [`mqwatch_model::CollectorErrorRecord`]. It never judges: checks read the snapshot.
 
 mod cluster;
 mod cycle;
@@ -128,24 +131,21 @@ pub async fn collect(
         };
     };
 
-    let ranges = offsets::collect(client, &cycle, &meta, target.concurrency).await;
     let mut topics: Vec<String> = meta.partitions.iter().map(|p| p.topic.clone()).collect();
     topics.dedup();
-    let min_isr = cluster::min_insync_replicas(client, &cycle, &meta.answered_by, &topics).await;
     let coordinators: Vec<String> = nodes
         .iter()
         .filter(|n| n.answered && n.registration == Some(ObservedNodeState::Active))
         .filter_map(|n| n.node.addr.clone())
         .collect();
-    let mut groups = groups::collect(
-        client,
-        &cycle,
-        &coordinators,
-        &meta,
-        &ranges,
-        target.concurrency,
-    )
-    .await;
+    // Offsets, topic configs and groups need nothing of each other: read together.
+    let (ranges, min_isr, mut found) = tokio::join!(
+        offsets::collect(client, &cycle, &meta, target.concurrency),
+        cluster::min_insync_replicas(client, &cycle, &meta.answered_by, &topics),
+        groups::read(client, &cycle, &coordinators, target.concurrency),
+    );
+    groups::describe_all(client, &cycle, &mut found, target.concurrency).await;
+    let mut groups = groups::statuses(found, &meta, &ranges);
     memory.sample(&ranges, now_ms);
     timelag::fill(
         client,

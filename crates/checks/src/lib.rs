@@ -14,6 +14,7 @@ pub mod ledgers;
 pub mod lifecycle;
 pub mod liveness;
 pub mod offsets;
+pub mod partitions;
 pub mod replicas;
 #[cfg(test)]
 mod testing;
@@ -21,7 +22,7 @@ mod thresholds;
 
 pub use thresholds::{
     BacklogThresholds, ClientBlockedThresholds, ConsumeFailureThresholds, LifecycleThresholds,
-    SlaveFallBehindThresholds, Thresholds,
+    ReplicationThresholds, SlaveFallBehindThresholds, Thresholds,
 };
 
 use mqwatch_model::{ClusterSnapshot, Engine, Finding};

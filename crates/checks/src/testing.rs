@@ -27,6 +27,7 @@ pub fn position(
         latest,
         committed,
         oldest_unconsumed_age_ms: age,
+        age_source: None,
     }
 }
 

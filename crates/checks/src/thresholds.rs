@@ -20,6 +20,8 @@ pub struct Thresholds {
     pub lifecycle: LifecycleThresholds,
     /// The ledger audit: `under_replication_stuck`, `placement_violation`.
     pub ledgers: crate::ledgers::LedgerThresholds,
+    /// Kafka partitions: `replication_factor_low`.
+    pub replication: ReplicationThresholds,
 }
 
 /// MQCloud CONSUME_UNDONE: clustering groups alert when age AND count exceed; broadcasting groups on count.
@@ -114,6 +116,27 @@ impl Default for LifecycleThresholds {
         Self {
             startup: Span::from_secs(300),
             controlled_shutdown: Span::from_secs(300),
+        }
+    }
+}
+
+/// Partition replication: a partition with fewer replicas than `min_factor` is `replication_factor_low`; one
+/// whose replicas sit on fewer than `min_racks` racks (or fewer than it has replicas, if that is less) is a
+/// `placement_violation`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReplicationThresholds {
+    /// Fewest replicas a partition should have (default 2: one copy is no copy).
+    pub min_factor: u32,
+    /// Fewest racks a partition's replicas should span (default 0: not checked; racks are opt-in in Kafka).
+    pub min_racks: u32,
+}
+
+impl Default for ReplicationThresholds {
+    fn default() -> Self {
+        Self {
+            min_factor: 2,
+            min_racks: 0,
         }
     }
 }

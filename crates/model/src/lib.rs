@@ -11,6 +11,7 @@ mod duration;
 mod finding;
 mod ledger;
 mod observation;
+mod partition;
 mod snapshot;
 mod topology;
 
@@ -21,8 +22,10 @@ pub use ledger::{
     UnderReplicationMark,
 };
 pub use observation::ObservedNodeState;
+pub use partition::PartitionStatus;
 pub use snapshot::{
-    ClientQueue, ClientStatus, ClusterSnapshot, CollectorErrorRecord, GroupPosition, GroupStatus,
-    LogStatus, MessageModel, NodeStatus, OffsetMovedRecord, TrafficMetric, TrafficSample,
+    AgeSource, ClientQueue, ClientStatus, ClusterSnapshot, CollectorErrorRecord, GroupPosition,
+    GroupStatus, LogStatus, MessageModel, NodeStatus, OffsetMovedRecord, TrafficMetric,
+    TrafficSample,
 };
 pub use topology::{Engine, GroupRef, LogRef, NodeRef, NodeRole, Subject, UnknownEngine};

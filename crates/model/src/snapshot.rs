@@ -3,6 +3,7 @@
 //! follower are both replicas. A collector fills what its engine has and leaves the rest empty.
 
 use crate::observation::ObservedNodeState;
+use crate::partition::PartitionStatus;
 use crate::topology::{Engine, GroupRef, LogRef, NodeRef};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -31,6 +32,12 @@ pub struct ClusterSnapshot {
     /// Offset-moved events the brokers wrote recently (RocketMQ's OFFSET_MOVED_EVENT, where a broker writes it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub offset_moved: Vec<OffsetMovedRecord>,
+    /// Replica placement of every partition read (Kafka); empty for engines without partitions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partitions: Vec<PartitionStatus>,
+    /// Node name → rack, for the nodes whose rack the cluster reports (Kafka `broker.rack`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub racks: BTreeMap<String, String>,
 }
 
 /// A consumer asked for an offset outside its log's range and the broker moved it (the broker's own report).
@@ -133,6 +140,23 @@ pub struct GroupPosition {
     /// Age of the oldest unconsumed message (now minus its store time), when there is one and it was read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oldest_unconsumed_age_ms: Option<u64>,
+    /// How that age was measured, when the collector says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub age_source: Option<AgeSource>,
+}
+
+/// How a position's age (time lag) was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgeSource {
+    /// Now minus the timestamp of the record at the committed offset (read with one fetch).
+    RecordTimestamp,
+    /// Interpolated over sampled (latest offset, time) points, because the record is gone or unreadable.
+    Interpolated,
+    /// Nothing to consume (committed = latest): 0 s.
+    Idle,
+    /// The broker's own measure (RocketMQ QUERY_CONSUME_TIME_SPAN).
+    Broker,
 }
 
 impl GroupPosition {

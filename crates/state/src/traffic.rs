@@ -241,6 +241,7 @@ mod tests {
                     latest: 0,
                     committed: Some(committed),
                     oldest_unconsumed_age_ms: None,
+                    age_source: None,
                 }],
                 ..Default::default()
             }],

@@ -3,8 +3,9 @@
 //! What it owns: free loopback ports, processes started from a binary and stopped by their PID (SIGTERM, then
 //! SIGKILL after a deadline; also on drop), polling with a deadline instead of sleeping, and the location of the
 //! peers `scripts/test` installs (`$HOME/.cache/mqwatch/peers/<name>-<version>`, or `MQWATCH_PEERS`).
-//! Engine-specific harnesses live in [`rocketmq`] (a name server with brokers), [`zookeeper`] and [`bookkeeper`]
-//! (a protocol-exact test bookie, which is not a real bookie, and writers of a cluster's znodes).
+//! Engine-specific harnesses live in [`rocketmq`] (a name server with brokers), [`tansu`] (a Kafka-protocol
+//! broker), [`zookeeper`] and [`bookkeeper`] (a protocol-exact test bookie, which is not a real bookie, and
+//! writers of a cluster's znodes).
 //!
 //! What it is not: a fake of anything, with one declared exception: [`bookkeeper::TestBookie`] stands in for the
 //! one peer that cannot be installed here (a bookie), speaks its protocol byte for byte and says so. Other fakes
@@ -13,6 +14,7 @@
 pub mod bookkeeper;
 pub mod process;
 pub mod rocketmq;
+pub mod tansu;
 pub mod zookeeper;
 
 use std::net::TcpListener;

@@ -127,6 +127,7 @@ async fn one_group(
             latest: q.broker_offset.max(range.max_offset),
             committed,
             oldest_unconsumed_age_ms: None,
+            age_source: None,
         });
     }
 
@@ -150,6 +151,7 @@ async fn one_group(
             .find(|p| p.log == log && p.lag().unwrap_or(0) > 0)
         {
             p.oldest_unconsumed_age_ms = Some(span.delay_time.max(0) as u64);
+            p.age_source = Some(mqwatch_model::AgeSource::Broker);
         }
     }
 

@@ -128,5 +128,6 @@ pub async fn collect(client: &AdminClient, target: &Target, now_ms: u64) -> Clus
         traffic,
         errors: cycle.take_errors(),
         offset_moved,
+        ..Default::default()
     }
 }

@@ -1,0 +1,230 @@
+//! mqwatch's Kafka client: one connection per broker, opened on first use and again after it closes, with the
+//! broker's API versions read when it opens. [`KafkaClient::send`] picks, per API and per broker, the highest
+//! version both sides support; the caller builds the request for that version. Every error names the broker, the
+//! API and the version ([`KafkaError`]).
+//!
+//! Security: plaintext only for now. [`Security::Tls`] and [`Security::Sasl`] are accepted in config so configs
+//! can name them, and every request then fails with [`ErrorKind::NotImplemented`] saying so.
+
+mod connection;
+mod error;
+mod ops;
+mod versions;
+
+pub use connection::BrokerConnection;
+pub use error::{Api, ErrorKind, KafkaError, code_name};
+pub use ops::{CommittedOffset, FetchedRecord, OffsetSpec, ProducedBatch};
+pub use versions::{BrokerVersions, capped};
+
+use kafka_protocol::protocol::Request;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How to authenticate and encrypt. Only [`Security::Plaintext`] is implemented.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Security {
+    /// Plain TCP.
+    #[default]
+    Plaintext,
+    /// TLS (rustls) with an optional CA bundle. Not implemented yet: requests fail saying so.
+    Tls {
+        /// PEM file of CA certificates; the system roots when absent.
+        ca_file: Option<String>,
+    },
+    /// SASL over plain TCP. Not implemented yet: requests fail saying so.
+    Sasl {
+        /// `PLAIN`, `SCRAM-SHA-256` or `SCRAM-SHA-512`.
+        mechanism: String,
+        /// User name.
+        username: String,
+        /// Password.
+        password: String,
+    },
+}
+
+/// Client settings.
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    /// The client id sent in every request header.
+    pub client_id: String,
+    /// Deadline to open a connection (and to read the broker's API versions).
+    pub connect_timeout: Duration,
+    /// Deadline for one request.
+    pub request_timeout: Duration,
+    /// Largest response frame accepted; a larger one drops the connection.
+    pub max_frame_bytes: usize,
+    /// Encryption and authentication.
+    pub security: Security,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        Self {
+            client_id: "mqwatch".into(),
+            connect_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(10),
+            max_frame_bytes: 64 * 1024 * 1024,
+            security: Security::Plaintext,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Slot {
+    conn: tokio::sync::Mutex<Option<Arc<BrokerConnection>>>,
+}
+
+/// A client of any number of brokers, by address. Cheap to share by reference; connections persist across
+/// collection cycles.
+pub struct KafkaClient {
+    config: ClientConfig,
+    slots: Mutex<HashMap<String, Arc<Slot>>>,
+}
+
+impl KafkaClient {
+    /// A client with `config`; connects lazily.
+    pub fn new(config: ClientConfig) -> Self {
+        Self {
+            config,
+            slots: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Its settings.
+    pub fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
+    /// The open connection to `addr`, opening one (and reading its API versions) if there is none or it closed.
+    pub async fn connection(&self, addr: &str) -> Result<Arc<BrokerConnection>, KafkaError> {
+        let api = Api(kafka_protocol::messages::ApiVersionsRequest::KEY);
+        let fail = |version, kind| KafkaError {
+            broker: addr.to_string(),
+            api,
+            version,
+            kind,
+        };
+        match &self.config.security {
+            Security::Plaintext => {}
+            Security::Tls { .. } => {
+                return Err(fail(
+                    None,
+                    ErrorKind::NotImplemented(
+                        "TLS to Kafka brokers (config security = tls)".into(),
+                    ),
+                ));
+            }
+            Security::Sasl { mechanism, .. } => {
+                return Err(fail(
+                    None,
+                    ErrorKind::NotImplemented(format!("SASL {mechanism} to Kafka brokers")),
+                ));
+            }
+        }
+        let slot = {
+            let mut slots = self
+                .slots
+                .lock()
+                .map_err(|_| fail(None, ErrorKind::Closed("client state poisoned".into())))?;
+            slots.entry(addr.to_string()).or_default().clone()
+        };
+        let mut conn = slot.conn.lock().await;
+        if let Some(c) = conn.as_ref().filter(|c| !c.is_closed()) {
+            return Ok(c.clone());
+        }
+        *conn = None;
+        let c = BrokerConnection::open(
+            addr,
+            &self.config.client_id,
+            self.config.connect_timeout,
+            self.config.max_frame_bytes,
+        )
+        .await
+        .map_err(|(version, kind)| fail(version, kind))?;
+        let c = Arc::new(c);
+        *conn = Some(c.clone());
+        Ok(c)
+    }
+
+    /// The version of `R` this client would send to `addr`: the highest in both kafka-protocol's range (lowered
+    /// to `cap`, the highest version whose request shape the caller builds) and the broker's.
+    pub async fn version_for<R: Request>(
+        &self,
+        addr: &str,
+        cap: Option<i16>,
+    ) -> Result<i16, KafkaError> {
+        let conn = self.connection(addr).await?;
+        pick::<R>(addr, conn.versions(), cap)
+    }
+
+    /// Sends the request `build` makes for the negotiated version to `addr`; returns that version and the
+    /// response. Top-level error codes are the caller's to read (their place differs per API).
+    pub async fn send<R: Request>(
+        &self,
+        addr: &str,
+        cap: Option<i16>,
+        build: impl FnOnce(i16) -> R,
+    ) -> Result<(i16, R::Response), KafkaError> {
+        let conn = match self.connection(addr).await {
+            Ok(c) => c,
+            Err(mut e) if e.api.0 != R::KEY && e.version.is_none() => {
+                // Could not even connect: name the request that wanted the connection.
+                e.api = Api(R::KEY);
+                return Err(e);
+            }
+            Err(e) => return Err(e),
+        };
+        let version = pick::<R>(addr, conn.versions(), cap)?;
+        let request = build(version);
+        conn.call(&request, version, self.config.request_timeout)
+            .await
+            .map(|r| (version, r))
+            .map_err(|kind| KafkaError {
+                broker: addr.to_string(),
+                api: Api(R::KEY),
+                version: Some(version),
+                kind,
+            })
+    }
+
+    /// Drops the connection to `addr`, if any (the next request opens a new one).
+    pub fn forget(&self, addr: &str) {
+        if let Ok(mut slots) = self.slots.lock() {
+            slots.remove(addr);
+        }
+    }
+}
+
+fn pick<R: Request>(
+    addr: &str,
+    versions: &BrokerVersions,
+    cap: Option<i16>,
+) -> Result<i16, KafkaError> {
+    versions
+        .pick(R::KEY, capped(R::VERSIONS, cap))
+        .map_err(|(ours, theirs)| KafkaError {
+            broker: addr.to_string(),
+            api: Api(R::KEY),
+            version: None,
+            kind: ErrorKind::Unsupported { ours, theirs },
+        })
+}
+
+/// A Kafka error code as a [`KafkaError`] of `R` sent to `addr` in `version`, or `Ok` for code 0.
+pub fn check_code<R: Request>(
+    addr: &str,
+    version: i16,
+    code: i16,
+    about: Option<String>,
+) -> Result<(), KafkaError> {
+    if code == 0 {
+        return Ok(());
+    }
+    Err(KafkaError {
+        broker: addr.to_string(),
+        api: Api(R::KEY),
+        version: Some(version),
+        kind: ErrorKind::code(code, about),
+    })
+}

@@ -1,0 +1,508 @@
+//! Requests with more than one shape across versions, built here once: ListOffsets (earliest / latest / by
+//! timestamp, never MAX_TIMESTAMP), OffsetFetch (many groups per request from v8, one per group before),
+//! FindCoordinator (batched keys from v4), Fetch of one record (for its timestamp), and what tests need to put
+//! data into a real broker: CreateTopics, Produce, OffsetCommit.
+
+use super::{Api, ErrorKind, KafkaClient, KafkaError, check_code};
+use bytes::{Bytes, BytesMut};
+use kafka_protocol::messages::{
+    BrokerId, CreateTopicsRequest, FetchRequest, FindCoordinatorRequest, GroupId,
+    ListOffsetsRequest, OffsetCommitRequest, OffsetFetchRequest, ProduceRequest, TopicName,
+    create_topics_request::CreatableTopic,
+    fetch_request::{FetchPartition, FetchTopic},
+    list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic},
+    offset_commit_request::{OffsetCommitRequestPartition, OffsetCommitRequestTopic},
+    offset_fetch_request::OffsetFetchRequestGroup,
+    produce_request::{PartitionProduceData, TopicProduceData},
+};
+use kafka_protocol::protocol::{Request, StrBytes};
+use kafka_protocol::records::{
+    Compression, Record, RecordBatchDecoder, RecordBatchEncoder, RecordEncodeOptions, TimestampType,
+};
+use std::collections::BTreeMap;
+
+/// Which offset ListOffsets asks for. There is deliberately no MAX_TIMESTAMP (-3): some Kafka-protocol servers
+/// (tansu 0.6) crash or drop the connection on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OffsetSpec {
+    /// The first retained offset (-2).
+    Earliest,
+    /// The next offset to be written, the high watermark (-1).
+    Latest,
+}
+
+impl OffsetSpec {
+    fn timestamp(self) -> i64 {
+        match self {
+            OffsetSpec::Earliest => -2,
+            OffsetSpec::Latest => -1,
+        }
+    }
+}
+
+/// A group's committed offset on one partition, as OffsetFetch returned it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommittedOffset {
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// The offset; `None` when the group has no commit there (Kafka's -1).
+    pub offset: Option<i64>,
+    /// The broker's error for this partition, if it reported one.
+    pub error: Option<KafkaError>,
+}
+
+/// Where a produced batch landed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProducedBatch {
+    /// Offset of the batch's first record.
+    pub base_offset: i64,
+}
+
+/// One record read back, for its timestamp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FetchedRecord {
+    /// Its offset.
+    pub offset: i64,
+    /// Its timestamp (ms).
+    pub timestamp_ms: i64,
+    /// Whether the broker set the timestamp on append (LogAppendTime) rather than the producer.
+    pub log_append_time: bool,
+}
+
+fn topic_name(s: &str) -> TopicName {
+    TopicName(StrBytes::from_string(s.to_string()))
+}
+
+fn group_id(s: &str) -> GroupId {
+    GroupId(StrBytes::from_string(s.to_string()))
+}
+
+/// One partition of an OffsetFetch answer; `(partition, offset, error code)`.
+fn committed(
+    addr: &str,
+    version: i16,
+    group: &str,
+    topic: &str,
+    (partition, offset, code): (i32, i64, i16),
+) -> CommittedOffset {
+    CommittedOffset {
+        topic: topic.to_string(),
+        partition,
+        offset: (offset >= 0).then_some(offset),
+        error: check_code::<OffsetFetchRequest>(
+            addr,
+            version,
+            code,
+            Some(format!("group {group} partition {topic}-{partition}")),
+        )
+        .err(),
+    }
+}
+
+fn error_of<R: Request>(addr: &str, version: i16, kind: ErrorKind) -> KafkaError {
+    KafkaError {
+        broker: addr.to_string(),
+        api: Api(R::KEY),
+        version: Some(version),
+        kind,
+    }
+}
+
+impl KafkaClient {
+    /// Asks `addr` (the partitions' leader) for `spec` of each partition, in one request. Per partition: the
+    /// offset, or the partition's error.
+    pub async fn list_offsets(
+        &self,
+        addr: &str,
+        spec: OffsetSpec,
+        partitions: &[(String, i32)],
+    ) -> Result<Vec<((String, i32), Result<i64, KafkaError>)>, KafkaError> {
+        let mut by_topic: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
+        for (t, p) in partitions {
+            by_topic.entry(t.as_str()).or_default().push(*p);
+        }
+        let (version, response) = self
+            .send::<ListOffsetsRequest>(addr, None, |_| {
+                let mut r = ListOffsetsRequest::default().with_replica_id(BrokerId(-1));
+                r.topics = by_topic
+                    .iter()
+                    .map(|(t, ps)| {
+                        ListOffsetsTopic::default()
+                            .with_name(topic_name(t))
+                            .with_partitions(
+                                ps.iter()
+                                    .map(|p| {
+                                        ListOffsetsPartition::default()
+                                            .with_partition_index(*p)
+                                            .with_current_leader_epoch(-1)
+                                            .with_timestamp(spec.timestamp())
+                                    })
+                                    .collect(),
+                            )
+                    })
+                    .collect();
+                r
+            })
+            .await?;
+        Ok(response
+            .topics
+            .into_iter()
+            .flat_map(|t| {
+                let topic = t.name.0.to_string();
+                t.partitions.into_iter().map(move |p| {
+                    let about = format!("partition {topic}-{}", p.partition_index);
+                    let result =
+                        check_code::<ListOffsetsRequest>(addr, version, p.error_code, Some(about))
+                            .map(|()| p.offset);
+                    ((topic.clone(), p.partition_index), result)
+                })
+            })
+            .collect())
+    }
+
+    /// Every committed offset of each of `groups`, asked of `addr` (their coordinator): one request for all from
+    /// OffsetFetch v8, one per group (in flight together) before. Per group: its offsets or its error.
+    pub async fn offset_fetch(
+        &self,
+        addr: &str,
+        groups: &[String],
+    ) -> Result<Vec<(String, Result<Vec<CommittedOffset>, KafkaError>)>, KafkaError> {
+        let version = self.version_for::<OffsetFetchRequest>(addr, None).await?;
+        if version >= 8 {
+            let (version, response) = self
+                .send::<OffsetFetchRequest>(addr, None, |_| {
+                    OffsetFetchRequest::default().with_groups(
+                        groups
+                            .iter()
+                            .map(|g| {
+                                OffsetFetchRequestGroup::default()
+                                    .with_group_id(group_id(g))
+                                    .with_member_epoch(-1)
+                                    .with_topics(None)
+                            })
+                            .collect(),
+                    )
+                })
+                .await?;
+            let mut out = Vec::with_capacity(response.groups.len());
+            for g in response.groups {
+                let name = g.group_id.0.to_string();
+                let about = Some(format!("group {name}"));
+                let result = check_code::<OffsetFetchRequest>(addr, version, g.error_code, about);
+                let result = result.map(|()| {
+                    let mut offsets = Vec::new();
+                    for t in g.topics {
+                        for p in t.partitions {
+                            offsets.push(committed(
+                                addr,
+                                version,
+                                &name,
+                                t.name.as_str(),
+                                (p.partition_index, p.committed_offset, p.error_code),
+                            ));
+                        }
+                    }
+                    offsets
+                });
+                out.push((name, result));
+            }
+            return Ok(out);
+        }
+        let one = |g: String| async move {
+            let sent = self
+                .send::<OffsetFetchRequest>(addr, Some(7), |_| {
+                    OffsetFetchRequest::default()
+                        .with_group_id(group_id(&g))
+                        .with_topics(None)
+                })
+                .await;
+            let result = sent.and_then(|(version, r)| {
+                let about = Some(format!("group {g}"));
+                check_code::<OffsetFetchRequest>(addr, version, r.error_code, about)?;
+                let mut offsets = Vec::new();
+                for t in r.topics {
+                    for p in t.partitions {
+                        offsets.push(committed(
+                            addr,
+                            version,
+                            &g,
+                            t.name.as_str(),
+                            (p.partition_index, p.committed_offset, p.error_code),
+                        ));
+                    }
+                }
+                Ok(offsets)
+            });
+            (g, result)
+        };
+        Ok(futures::future::join_all(groups.iter().cloned().map(one)).await)
+    }
+
+    /// The coordinator (`host:port`) of consumer group `group`, asked of `addr`.
+    pub async fn find_coordinator(&self, addr: &str, group: &str) -> Result<String, KafkaError> {
+        let (version, r) = self
+            .send::<FindCoordinatorRequest>(addr, None, |v| {
+                let r = FindCoordinatorRequest::default().with_key_type(0);
+                if v >= 4 {
+                    r.with_coordinator_keys(vec![StrBytes::from_string(group.to_string())])
+                } else {
+                    r.with_key(StrBytes::from_string(group.to_string()))
+                }
+            })
+            .await?;
+        let about = Some(format!("group {group}"));
+        if version >= 4 {
+            let c = r.coordinators.into_iter().next().ok_or_else(|| {
+                error_of::<FindCoordinatorRequest>(
+                    addr,
+                    version,
+                    ErrorKind::Decode("no coordinator".into()),
+                )
+            })?;
+            check_code::<FindCoordinatorRequest>(addr, version, c.error_code, about)?;
+            return Ok(format!("{}:{}", c.host, c.port));
+        }
+        check_code::<FindCoordinatorRequest>(addr, version, r.error_code, about)?;
+        Ok(format!("{}:{}", r.host, r.port))
+    }
+
+    /// The first record at or after `offset` of a partition, asked of its leader `addr` (`None` when there is
+    /// none yet). Reads at most `max_bytes` of the partition.
+    pub async fn fetch_record(
+        &self,
+        addr: &str,
+        topic: &str,
+        partition: i32,
+        offset: i64,
+        max_bytes: i32,
+    ) -> Result<Option<FetchedRecord>, KafkaError> {
+        let (version, r) = self
+            .send::<FetchRequest>(addr, Some(12), |_| {
+                FetchRequest::default()
+                    .with_replica_id(BrokerId(-1))
+                    .with_max_wait_ms(0)
+                    .with_min_bytes(1)
+                    .with_max_bytes(max_bytes)
+                    .with_session_epoch(-1)
+                    .with_topics(vec![
+                        FetchTopic::default()
+                            .with_topic(topic_name(topic))
+                            .with_partitions(vec![
+                                FetchPartition::default()
+                                    .with_partition(partition)
+                                    .with_current_leader_epoch(-1)
+                                    .with_fetch_offset(offset)
+                                    .with_log_start_offset(-1)
+                                    .with_partition_max_bytes(max_bytes),
+                            ]),
+                    ])
+            })
+            .await?;
+        let about = Some(format!("partition {topic}-{partition}"));
+        check_code::<FetchRequest>(addr, version, r.error_code, about.clone())?;
+        let Some(p) = r.responses.into_iter().flat_map(|t| t.partitions).next() else {
+            return Ok(None);
+        };
+        check_code::<FetchRequest>(addr, version, p.error_code, about)?;
+        let Some(mut records) = p.records else {
+            return Ok(None);
+        };
+        // The last batch may be cut short by max_bytes: read batches until one does not decode.
+        while !records.is_empty() {
+            let Ok(set) = RecordBatchDecoder::decode(&mut records) else {
+                break;
+            };
+            if let Some(rec) = set
+                .records
+                .iter()
+                .find(|r| r.offset >= offset && !r.control)
+            {
+                return Ok(Some(FetchedRecord {
+                    offset: rec.offset,
+                    timestamp_ms: rec.timestamp,
+                    log_append_time: rec.timestamp_type == TimestampType::LogAppend,
+                }));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Creates `topic` with `partitions` partitions of `replication` copies, asked of `addr` (the controller or
+    /// any broker).
+    pub async fn create_topic(
+        &self,
+        addr: &str,
+        topic: &str,
+        partitions: i32,
+        replication: i16,
+    ) -> Result<(), KafkaError> {
+        let (version, r) = self
+            .send::<CreateTopicsRequest>(addr, None, |_| {
+                CreateTopicsRequest::default()
+                    .with_timeout_ms(10_000)
+                    .with_topics(vec![
+                        CreatableTopic::default()
+                            .with_name(topic_name(topic))
+                            .with_num_partitions(partitions)
+                            .with_replication_factor(replication),
+                    ])
+            })
+            .await?;
+        for t in r.topics {
+            check_code::<CreateTopicsRequest>(
+                addr,
+                version,
+                t.error_code,
+                Some(format!("topic {topic}")),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Produces `values` with `timestamp_ms` to one partition, asked of its leader `addr`, acks=all, in one
+    /// uncompressed batch.
+    pub async fn produce(
+        &self,
+        addr: &str,
+        topic: &str,
+        partition: i32,
+        values: &[Bytes],
+        timestamp_ms: i64,
+    ) -> Result<ProducedBatch, KafkaError> {
+        let records: Vec<Record> = values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| Record {
+                transactional: false,
+                control: false,
+                delete_horizon: false,
+                partition_leader_epoch: -1,
+                producer_id: -1,
+                producer_epoch: -1,
+                timestamp_type: TimestampType::Creation,
+                offset: i as i64,
+                sequence: -1,
+                timestamp: timestamp_ms,
+                key: None,
+                value: Some(v.clone()),
+                headers: Default::default(),
+            })
+            .collect();
+        let mut batch = BytesMut::new();
+        RecordBatchEncoder::encode(
+            &mut batch,
+            &records,
+            &RecordEncodeOptions {
+                version: 2,
+                compression: Compression::None,
+            },
+        )
+        .map_err(|e| {
+            error_of::<ProduceRequest>(addr, -1, ErrorKind::Encode(format!("record batch: {e}")))
+        })?;
+        let batch = batch.freeze();
+        let (version, r) = self
+            .send::<ProduceRequest>(addr, Some(12), |_| {
+                ProduceRequest::default()
+                    .with_acks(-1)
+                    .with_timeout_ms(10_000)
+                    .with_topic_data(vec![
+                        TopicProduceData::default()
+                            .with_name(topic_name(topic))
+                            .with_partition_data(vec![
+                                PartitionProduceData::default()
+                                    .with_index(partition)
+                                    .with_records(Some(batch.clone())),
+                            ]),
+                    ])
+            })
+            .await?;
+        let p = r
+            .responses
+            .into_iter()
+            .flat_map(|t| t.partition_responses)
+            .next()
+            .ok_or_else(|| {
+                error_of::<ProduceRequest>(
+                    addr,
+                    version,
+                    ErrorKind::Decode("no partition in response".into()),
+                )
+            })?;
+        check_code::<ProduceRequest>(
+            addr,
+            version,
+            p.error_code,
+            Some(format!("partition {topic}-{partition}")),
+        )?;
+        Ok(ProducedBatch {
+            base_offset: p.base_offset,
+        })
+    }
+
+    /// Commits `offsets` (`(topic, partition, offset)`) for `group` as a standalone committer (no generation,
+    /// no member), asked of the group's coordinator `addr`.
+    pub async fn commit_offsets(
+        &self,
+        addr: &str,
+        group: &str,
+        offsets: &[(String, i32, i64)],
+    ) -> Result<(), KafkaError> {
+        let mut by_topic: BTreeMap<&str, Vec<(i32, i64)>> = BTreeMap::new();
+        for (t, p, o) in offsets {
+            by_topic.entry(t.as_str()).or_default().push((*p, *o));
+        }
+        let (version, r) = self
+            .send::<OffsetCommitRequest>(addr, None, |v| {
+                let r = OffsetCommitRequest::default()
+                    .with_group_id(group_id(group))
+                    .with_generation_id_or_member_epoch(-1)
+                    .with_member_id(StrBytes::from_static_str(""));
+                let r = if v <= 4 {
+                    r.with_retention_time_ms(-1)
+                } else {
+                    r
+                };
+                r.with_topics(
+                    by_topic
+                        .iter()
+                        .map(|(t, ps)| {
+                            OffsetCommitRequestTopic::default()
+                                .with_name(topic_name(t))
+                                .with_partitions(
+                                    ps.iter()
+                                        .map(|(p, o)| {
+                                            let part = OffsetCommitRequestPartition::default()
+                                                .with_partition_index(*p)
+                                                .with_committed_offset(*o);
+                                            if v >= 6 {
+                                                part.with_committed_leader_epoch(-1)
+                                            } else {
+                                                part
+                                            }
+                                        })
+                                        .collect(),
+                                )
+                        })
+                        .collect(),
+                )
+            })
+            .await?;
+        for t in r.topics {
+            for p in t.partitions {
+                check_code::<OffsetCommitRequest>(
+                    addr,
+                    version,
+                    p.error_code,
+                    Some(format!(
+                        "group {group} partition {}-{}",
+                        t.name.0, p.partition_index
+                    )),
+                )?;
+            }
+        }
+        Ok(())
+    }
+}

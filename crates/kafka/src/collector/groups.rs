@@ -1,0 +1,270 @@
+//! Consumer groups: ListGroups asked of every broker (a broker lists the groups it coordinates, so the broker
+//! that listed a group is the one to ask about it), committed offsets by OffsetFetch batched per coordinator, and
+//! members by DescribeGroups batched per coordinator, asked once offsets are read: some servers fail it (tansu 0.6 on sqlite drops
+//! the connection), which becomes a `collector_error` while the offsets already read stay.
+//!
+//! A group's positions cover every partition of every topic it committed on or is assigned, with `committed`
+//! `None` on partitions without a commit ("unknown" lag, never 0 or -1).
+
+use super::cycle::{Cycle, bounded};
+use super::metadata::Metadata;
+use super::offsets::Ranges;
+use crate::client::{KafkaClient, check_code};
+use bytes::Buf;
+use kafka_protocol::messages::{
+    ConsumerProtocolAssignment, ConsumerProtocolSubscription, DescribeGroupsRequest, GroupId,
+    ListGroupsRequest,
+};
+use kafka_protocol::protocol::{Decodable, StrBytes};
+use mqwatch_model::{ClientStatus, GroupPosition, GroupRef, GroupStatus, LogRef, MessageModel};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Groups per OffsetFetch / DescribeGroups request.
+pub(crate) const BATCH: usize = 100;
+
+/// What one cycle learned of one group.
+#[derive(Debug, Default)]
+pub(crate) struct Seen {
+    /// `(topic, partition)` → committed offset (`None`: no commit).
+    commits: BTreeMap<(String, i32), Option<i64>>,
+    /// Members, when DescribeGroups answered.
+    members: Vec<ClientStatus>,
+    /// Topics members are assigned or subscribe to.
+    member_topics: BTreeSet<String>,
+}
+
+/// The groups one cycle found: by coordinator, and what was learned of each.
+#[derive(Debug, Default)]
+pub(crate) struct Groups {
+    /// Coordinator address → the groups it listed.
+    listed: Vec<(String, Vec<String>)>,
+    /// Group → what was learned.
+    seen: BTreeMap<String, Seen>,
+}
+
+/// Lists every group coordinated by the answering brokers and reads their committed offsets (needs no offsets:
+/// runs alongside ListOffsets).
+pub(crate) async fn read(
+    client: &KafkaClient,
+    cycle: &Cycle,
+    coordinators: &[String],
+    concurrency: usize,
+) -> Groups {
+    let listed = bounded(
+        coordinators
+            .iter()
+            .map(|addr| async move {
+                let answer = cycle
+                    .ask(
+                        addr,
+                        client.send::<ListGroupsRequest>(addr, None, |_| {
+                            ListGroupsRequest::default()
+                        }),
+                    )
+                    .await;
+                let groups = answer.and_then(|(version, r)| {
+                    match check_code::<ListGroupsRequest>(addr, version, r.error_code, None) {
+                        Ok(()) => Some(
+                            r.groups
+                                .into_iter()
+                                .map(|g| g.group_id.0.to_string())
+                                .collect::<Vec<_>>(),
+                        ),
+                        Err(e) => {
+                            cycle.bad_answer(e);
+                            None
+                        }
+                    }
+                });
+                (addr.clone(), groups.unwrap_or_default())
+            })
+            .collect::<Vec<_>>(),
+        concurrency,
+    )
+    .await;
+
+    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
+    let mut jobs = Vec::new();
+    for (addr, groups) in &listed {
+        for g in groups {
+            seen.entry(g.clone()).or_default();
+        }
+        for chunk in groups.chunks(BATCH) {
+            jobs.push(async move {
+                (
+                    addr.as_str(),
+                    cycle.ask(addr, client.offset_fetch(addr, chunk)).await,
+                )
+            });
+        }
+    }
+    for (_, answer) in bounded(jobs, concurrency).await {
+        for (group, result) in answer.into_iter().flatten() {
+            match result {
+                Ok(offsets) => {
+                    let s = seen.entry(group).or_default();
+                    for o in offsets {
+                        if let Some(e) = o.error {
+                            cycle.bad_answer(e);
+                            continue;
+                        }
+                        s.commits.insert((o.topic, o.partition), o.offset);
+                    }
+                }
+                Err(e) => cycle.bad_answer(e),
+            }
+        }
+    }
+
+    Groups { listed, seen }
+}
+
+/// Members of every listed group (DescribeGroups per coordinator). Asked after every other request of the cycle
+/// to the same brokers is answered: a server that drops the connection on it (tansu) must not take other
+/// requests in flight on that connection down with it.
+pub(crate) async fn describe_all(
+    client: &KafkaClient,
+    cycle: &Cycle,
+    groups: &mut Groups,
+    concurrency: usize,
+) {
+    let mut jobs = Vec::new();
+    for (addr, names) in &groups.listed {
+        for chunk in names.chunks(BATCH) {
+            jobs.push(async move { describe(client, cycle, addr, chunk).await });
+        }
+    }
+    for described in bounded(jobs, concurrency).await {
+        for (group, members, topics) in described {
+            let s = groups.seen.entry(group).or_default();
+            s.members = members;
+            s.member_topics = topics;
+        }
+    }
+}
+
+/// Every group's status: its positions on the partitions of the topics it consumes, judged by `ranges`.
+pub(crate) fn statuses(groups: Groups, meta: &Metadata, ranges: &Ranges) -> Vec<GroupStatus> {
+    groups
+        .seen
+        .into_iter()
+        .map(|(name, s)| status(name, s, meta, ranges))
+        .collect()
+}
+
+/// DescribeGroups for `groups` on their coordinator: per group, its members and the topics they hold.
+async fn describe(
+    client: &KafkaClient,
+    cycle: &Cycle,
+    addr: &str,
+    groups: &[String],
+) -> Vec<(String, Vec<ClientStatus>, BTreeSet<String>)> {
+    let ids: Vec<GroupId> = groups
+        .iter()
+        .map(|g| GroupId(StrBytes::from_string(g.clone())))
+        .collect();
+    // Asked even of a broker that failed a request before: a broker that drops DescribeGroups only is still up.
+    let answer = client
+        .send::<DescribeGroupsRequest>(addr, None, |_| {
+            DescribeGroupsRequest::default().with_groups(ids)
+        })
+        .await;
+    let (version, r) = match answer {
+        Ok(a) => a,
+        Err(e) => {
+            // A broker that answered OffsetFetch a moment ago is up: whatever DescribeGroups did is a bad answer
+            // of that API. A hung request would hold up the ones behind it on the connection: drop it.
+            if e.is_unreachable() {
+                client.forget(addr);
+            }
+            cycle.bad_answer(e);
+            return Vec::new();
+        }
+    };
+    let mut out = Vec::new();
+    for g in r.groups {
+        let name = g.group_id.0.to_string();
+        if let Err(e) = check_code::<DescribeGroupsRequest>(
+            addr,
+            version,
+            g.error_code,
+            Some(format!("group {name}")),
+        ) {
+            cycle.bad_answer(e);
+            continue;
+        }
+        let mut topics = BTreeSet::new();
+        let members = g
+            .members
+            .into_iter()
+            .map(|m| {
+                let mut subscriptions = BTreeMap::new();
+                if let Some(sub) =
+                    decode_versioned::<ConsumerProtocolSubscription>(m.member_metadata)
+                {
+                    for t in sub.topics {
+                        topics.insert(t.to_string());
+                        subscriptions.insert(t.to_string(), String::new());
+                    }
+                }
+                if let Some(a) = decode_versioned::<ConsumerProtocolAssignment>(m.member_assignment)
+                {
+                    for tp in a.assigned_partitions {
+                        topics.insert(tp.topic.0.to_string());
+                    }
+                }
+                ClientStatus {
+                    client_id: m.client_id.to_string(),
+                    addr: m.client_host.to_string(),
+                    subscriptions,
+                    queues: Vec::new(),
+                    error: None,
+                }
+            })
+            .collect();
+        out.push((name, members, topics));
+    }
+    out
+}
+
+/// A consumer-protocol blob: a version (i16) and the message in that version. `None` when it is empty or not one
+/// (a group of another protocol type).
+fn decode_versioned<T: Decodable>(mut bytes: bytes::Bytes) -> Option<T> {
+    if bytes.remaining() < 2 {
+        return None;
+    }
+    let version = bytes.get_i16();
+    T::decode(&mut bytes, version).ok()
+}
+
+fn status(name: String, s: Seen, meta: &Metadata, ranges: &Ranges) -> GroupStatus {
+    let mut topics: BTreeSet<String> = s.commits.keys().map(|(t, _)| t.clone()).collect();
+    topics.extend(s.member_topics);
+    let mut positions = Vec::new();
+    for topic in &topics {
+        for p in meta.partitions_of(topic) {
+            let key = (p.topic.clone(), p.index);
+            let Some(&(earliest, latest)) = ranges.get(&key) else {
+                continue; // its leader did not answer: no range to judge a position by
+            };
+            positions.push(GroupPosition {
+                log: LogRef::Partition {
+                    topic: p.topic.clone(),
+                    partition: p.index,
+                },
+                earliest,
+                latest,
+                committed: s.commits.get(&key).copied().flatten(),
+                oldest_unconsumed_age_ms: None,
+                age_source: None,
+            });
+        }
+    }
+    GroupStatus {
+        group: GroupRef::new(name),
+        model: MessageModel::Clustering,
+        clients: s.members,
+        positions,
+        ..Default::default()
+    }
+}

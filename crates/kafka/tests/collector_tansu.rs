@@ -1,0 +1,182 @@
+//! The collector against a real tansu 0.6.0 broker (sqlite storage): topics created, known records produced and
+//! offsets committed with mqwatch's own client, then one collection cycle asserted exactly: partitions, earliest
+//! and latest offsets, committed offsets, offset lag ("unknown" without a commit), and tansu's broken
+//! DescribeGroups reported as a collector error while the rest of the cycle is present.
+//!
+//! Skips (saying so) only when the tansu binary is not installed; `scripts/test` installs it.
+
+use bytes::Bytes;
+use mqwatch_kafka::client::{ClientConfig, KafkaClient, KafkaError};
+use mqwatch_kafka::collector::{LagMemory, Target, collect};
+use mqwatch_model::{AgeSource, Engine, LogRef, ObservedNodeState};
+use mqwatch_testkit::tansu::{self, Tansu};
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+fn log(topic: &str, partition: i32) -> LogRef {
+    LogRef::Partition {
+        topic: topic.into(),
+        partition,
+    }
+}
+
+/// Retries `op` until it succeeds or `deadline` passes (a freshly created topic may not take writes at once).
+async fn until_ok<T, F: Future<Output = Result<T, KafkaError>>>(
+    what: &str,
+    deadline: Duration,
+    mut op: impl FnMut() -> F,
+) -> T {
+    let start = Instant::now();
+    loop {
+        match op().await {
+            Ok(v) => return v,
+            Err(e) if start.elapsed() < deadline => {
+                eprintln!("{what}: {e}; retrying");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("{what}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn tansu_offsets_commits_and_lag_are_exact() {
+    if tansu::binary().is_none() {
+        eprintln!(
+            "SKIPPED: tansu {} is not installed at {} (./scripts/test installs it)",
+            tansu::VERSION,
+            tansu::binary_path().display()
+        );
+        return;
+    }
+    let mut broker = Tansu::start();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let addr = broker.addr.clone();
+        let client = KafkaClient::new(ClientConfig::default());
+        for (topic, partitions) in [("orders", 3), ("events", 1)] {
+            until_ok("create topic", Duration::from_secs(20), || {
+                client.create_topic(&addr, topic, partitions, 1)
+            })
+            .await;
+        }
+        let values = |n: usize| -> Vec<Bytes> {
+            (0..n).map(|i| Bytes::from(format!("record-{i}"))).collect()
+        };
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64;
+        for (topic, partition, n) in [("orders", 0, 5), ("orders", 1, 3), ("events", 0, 4)] {
+            let records = values(n);
+            let batch = until_ok("produce", Duration::from_secs(20), || {
+                client.produce(&addr, topic, partition, &records, now - 60_000)
+            })
+            .await;
+            assert_eq!(batch.base_offset, 0, "{topic}-{partition}");
+        }
+        let coordinator = until_ok("find coordinator", Duration::from_secs(20), || {
+            client.find_coordinator(&addr, "g1")
+        })
+        .await;
+        let g1 = [("orders".to_string(), 0, 2), ("orders".to_string(), 1, 3)];
+        until_ok("commit g1", Duration::from_secs(20), || {
+            client.commit_offsets(&coordinator, "g1", &g1)
+        })
+        .await;
+        let coordinator = until_ok("find coordinator", Duration::from_secs(20), || {
+            client.find_coordinator(&addr, "g2")
+        })
+        .await;
+        let g2 = [("events".to_string(), 0, 4)];
+        until_ok("commit g2", Duration::from_secs(20), || {
+            client.commit_offsets(&coordinator, "g2", &g2)
+        })
+        .await;
+
+        let target = Target::new("tansu", vec![addr.clone()]);
+        let memory = LagMemory::new();
+        let s = collect(&client, &target, &memory, now as u64).await;
+        assert_eq!(s.engine, Some(Engine::Kafka));
+        assert_eq!(s.nodes.len(), 1, "{:#?}", s.nodes);
+        assert!(s.nodes[0].answered);
+        assert_eq!(s.nodes[0].registration, Some(ObservedNodeState::Active));
+
+        let ranges: Vec<(LogRef, i64, i64)> = s
+            .logs
+            .iter()
+            .map(|l| (l.log.clone(), l.earliest, l.latest))
+            .collect();
+        assert_eq!(
+            ranges,
+            vec![
+                (log("events", 0), 0, 4),
+                (log("orders", 0), 0, 5),
+                (log("orders", 1), 0, 3),
+                (log("orders", 2), 0, 0),
+            ]
+        );
+        assert_eq!(s.partitions.len(), 4);
+        let leader = s.nodes[0].node.name.clone();
+        assert!(
+            s.partitions
+                .iter()
+                .all(|p| p.leader.as_deref() == Some(leader.as_str()) && p.out_of_sync().is_empty()),
+            "{:#?}",
+            s.partitions
+        );
+
+        let positions = |g: &str| -> Vec<(LogRef, Option<i64>, Option<i64>)> {
+            s.groups
+                .iter()
+                .find(|x| x.group.name == g)
+                .unwrap_or_else(|| panic!("group {g} missing: {:#?}", s.groups))
+                .positions
+                .iter()
+                .map(|p| (p.log.clone(), p.committed, p.lag()))
+                .collect()
+        };
+        assert_eq!(
+            positions("g1"),
+            vec![
+                (log("orders", 0), Some(2), Some(3)),
+                (log("orders", 1), Some(3), Some(0)),
+                (log("orders", 2), None, None),
+            ]
+        );
+        assert_eq!(positions("g2"), vec![(log("events", 0), Some(4), Some(0))]);
+
+        // Time lag: the record at g1's commit on orders-0 was produced with timestamp now - 60 s (read back with
+        // one Fetch); orders-1 is idle (0 s); orders-2 has no commit, so no age.
+        let ages: Vec<(Option<u64>, Option<AgeSource>)> = s
+            .groups
+            .iter()
+            .find(|x| x.group.name == "g1")
+            .unwrap()
+            .positions
+            .iter()
+            .map(|p| (p.oldest_unconsumed_age_ms, p.age_source))
+            .collect();
+        assert_eq!(
+            ages,
+            vec![
+                (Some(60_000), Some(AgeSource::RecordTimestamp)),
+                (Some(0), Some(AgeSource::Idle)),
+                (None, None),
+            ]
+        );
+
+        // tansu 0.6 on sqlite fails DescribeGroups: reported, and nothing else is.
+        assert!(
+            s.errors.iter().all(|e| e.request.starts_with("DescribeGroups (15)")),
+            "{:#?}",
+            s.errors
+        );
+        assert!(!s.errors.is_empty(), "DescribeGroups was expected to fail on tansu/sqlite");
+    });
+    broker.process.stop(Duration::from_secs(5));
+}

@@ -1,0 +1,482 @@
+//! A scripted Kafka broker for tests: NOT a real server. It speaks the Kafka wire protocol exactly (requests and
+//! responses are kafka-protocol's own types, encoded and decoded by it) and answers from a fixed script: brokers,
+//! partitions with leader/replicas/ISR, offsets and committed offsets. Multi-broker states that tansu cannot show
+//! (a second broker that hangs, an ISR smaller than the replica set, a partition without a leader) come from here.
+
+#![allow(dead_code)]
+
+use bytes::{BufMut, Bytes, BytesMut};
+use kafka_protocol::messages::api_versions_response::ApiVersion;
+use kafka_protocol::messages::list_groups_response::ListedGroup;
+use kafka_protocol::messages::list_offsets_response::{
+    ListOffsetsPartitionResponse, ListOffsetsTopicResponse,
+};
+use kafka_protocol::messages::metadata_response::{
+    MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
+};
+use kafka_protocol::messages::offset_fetch_response::{
+    OffsetFetchResponseGroup, OffsetFetchResponsePartition, OffsetFetchResponsePartitions,
+    OffsetFetchResponseTopic, OffsetFetchResponseTopics,
+};
+use kafka_protocol::messages::*;
+use kafka_protocol::protocol::{Decodable, Encodable, StrBytes, decode_request_header_from_buffer};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// One partition of the script.
+#[derive(Debug, Clone)]
+pub struct Part {
+    pub topic: &'static str,
+    pub index: i32,
+    pub leader: i32,
+    pub replicas: Vec<i32>,
+    pub isr: Vec<i32>,
+    pub earliest: i64,
+    pub latest: i64,
+}
+
+/// What the scripted cluster holds.
+#[derive(Debug, Clone, Default)]
+pub struct Script {
+    /// Broker id → address.
+    pub brokers: BTreeMap<i32, String>,
+    /// Broker id → rack.
+    pub racks: BTreeMap<i32, String>,
+    pub partitions: Vec<Part>,
+    /// Group → (topic, partition, committed offset).
+    pub commits: BTreeMap<String, Vec<(&'static str, i32, i64)>>,
+    /// Highest OffsetFetch version offered (7: one group per request; 8: batched).
+    pub offset_fetch_max: i16,
+    /// Close the connection on DescribeGroups (as tansu 0.6 on sqlite does).
+    pub drop_describe_groups: bool,
+    /// Fetch answers one record at the asked offset with timestamp `fetch_base_ms + 1000 * offset`.
+    pub fetch_base_ms: i64,
+    /// Offer DescribeCluster v2 and DescribeConfigs (else the broker lacks them, as an old one does).
+    pub admin_apis: bool,
+    /// Fenced brokers DescribeCluster lists (Metadata does not): id → address.
+    pub fenced: BTreeMap<i32, String>,
+    /// Topic → min.insync.replicas, for DescribeConfigs.
+    pub min_isr: BTreeMap<&'static str, i32>,
+}
+
+/// A running scripted broker.
+pub struct ScriptedBroker {
+    pub id: i32,
+    pub addr: String,
+    /// Requests seen, by API key.
+    pub seen: Arc<std::sync::Mutex<Vec<(i16, i16)>>>,
+    pub connections: Arc<AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for ScriptedBroker {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Binds a listener on a free loopback port (before the script names addresses).
+pub async fn listener() -> (TcpListener, String) {
+    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    (l, addr)
+}
+
+/// Serves broker `id` of `script` on `listener`.
+pub fn serve(id: i32, listener: TcpListener, script: Arc<Script>) -> ScriptedBroker {
+    let addr = listener.local_addr().unwrap().to_string();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let connections = Arc::new(AtomicUsize::new(0));
+    let (s2, c2) = (seen.clone(), connections.clone());
+    let task = tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            c2.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(connection(id, stream, script.clone(), s2.clone()));
+        }
+    });
+    ScriptedBroker {
+        id,
+        addr,
+        seen,
+        connections,
+        task,
+    }
+}
+
+/// A listener that accepts connections and never answers anything (a hung broker).
+pub fn hang(listener: TcpListener) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((s, _)) = listener.accept().await {
+            held.push(s);
+        }
+    })
+}
+
+async fn connection(
+    id: i32,
+    mut stream: TcpStream,
+    script: Arc<Script>,
+    seen: Arc<std::sync::Mutex<Vec<(i16, i16)>>>,
+) {
+    loop {
+        let Ok(len) = stream.read_i32().await else {
+            return;
+        };
+        let mut frame = BytesMut::zeroed(len as usize);
+        if stream.read_exact(&mut frame).await.is_err() {
+            return;
+        }
+        let mut frame = frame.freeze();
+        let header = decode_request_header_from_buffer(&mut frame).unwrap();
+        let (key, version) = (header.request_api_key, header.request_api_version);
+        seen.lock().unwrap().push((key, version));
+        let api = ApiKey::try_from(key).unwrap();
+        let body = match api {
+            ApiKey::ApiVersions => {
+                let _ = ApiVersionsRequest::decode(&mut frame, version);
+                encode(&api_versions(&script), version)
+            }
+            ApiKey::Metadata => {
+                let _ = MetadataRequest::decode(&mut frame, version).unwrap();
+                encode(&metadata(&script), version)
+            }
+            ApiKey::ListOffsets => {
+                let r = ListOffsetsRequest::decode(&mut frame, version).unwrap();
+                encode(&list_offsets(id, &script, &r), version)
+            }
+            ApiKey::ListGroups => {
+                let _ = ListGroupsRequest::decode(&mut frame, version).unwrap();
+                encode(&list_groups(&script), version)
+            }
+            ApiKey::OffsetFetch => {
+                let r = OffsetFetchRequest::decode(&mut frame, version).unwrap();
+                encode(&offset_fetch(&script, &r, version), version)
+            }
+            ApiKey::Fetch => {
+                let r = FetchRequest::decode(&mut frame, version).unwrap();
+                encode(&fetch(&script, &r), version)
+            }
+            ApiKey::DescribeCluster if script.admin_apis => {
+                let _ = DescribeClusterRequest::decode(&mut frame, version).unwrap();
+                encode(&describe_cluster(&script), version)
+            }
+            ApiKey::DescribeConfigs if script.admin_apis => {
+                let r = DescribeConfigsRequest::decode(&mut frame, version).unwrap();
+                encode(&describe_configs(&script, &r), version)
+            }
+            ApiKey::DescribeGroups if script.drop_describe_groups => return,
+            _ => return, // anything unscripted: hang up, as a broker that cannot parse it would
+        };
+        let mut out = BytesMut::new();
+        out.put_i32(0);
+        ResponseHeader::default()
+            .with_correlation_id(header.correlation_id)
+            .encode(&mut out, api.response_header_version(version))
+            .unwrap();
+        out.extend_from_slice(&body);
+        let n = (out.len() - 4) as i32;
+        out[..4].copy_from_slice(&n.to_be_bytes());
+        if stream.write_all(&out).await.is_err() {
+            return;
+        }
+    }
+}
+
+fn encode<M: Encodable>(m: &M, version: i16) -> Bytes {
+    let mut b = BytesMut::new();
+    m.encode(&mut b, version).unwrap();
+    b.freeze()
+}
+
+fn s(v: &str) -> StrBytes {
+    StrBytes::from_string(v.to_string())
+}
+
+fn api_versions(script: &Script) -> ApiVersionsResponse {
+    let keys = [
+        (ApiKey::ApiVersions, 0, 3),
+        (ApiKey::Metadata, 0, 12),
+        (ApiKey::ListOffsets, 0, 7),
+        (ApiKey::ListGroups, 0, 4),
+        (ApiKey::OffsetFetch, 0, script.offset_fetch_max.max(1)),
+        (ApiKey::DescribeGroups, 0, 5),
+        (ApiKey::Fetch, 4, 12),
+        (ApiKey::DescribeCluster, 0, 2),
+        (ApiKey::DescribeConfigs, 1, 4),
+    ];
+    let admin = [ApiKey::DescribeCluster, ApiKey::DescribeConfigs];
+    ApiVersionsResponse::default().with_api_keys(
+        keys.into_iter()
+            .filter(|(k, _, _)| script.admin_apis || !admin.contains(k))
+            .map(|(k, min, max)| {
+                ApiVersion::default()
+                    .with_api_key(k as i16)
+                    .with_min_version(min)
+                    .with_max_version(max)
+            })
+            .collect(),
+    )
+}
+
+fn metadata(script: &Script) -> MetadataResponse {
+    let brokers = script
+        .brokers
+        .iter()
+        .map(|(id, addr)| {
+            let (host, port) = addr.rsplit_once(':').unwrap();
+            MetadataResponseBroker::default()
+                .with_node_id(BrokerId(*id))
+                .with_host(s(host))
+                .with_port(port.parse().unwrap())
+                .with_rack(script.racks.get(id).map(|r| s(r)))
+        })
+        .collect();
+    let mut topics: BTreeMap<&str, Vec<&Part>> = BTreeMap::new();
+    for p in &script.partitions {
+        topics.entry(p.topic).or_default().push(p);
+    }
+    let topics = topics
+        .into_iter()
+        .map(|(t, ps)| {
+            MetadataResponseTopic::default()
+                .with_name(Some(TopicName(s(t))))
+                .with_partitions(
+                    ps.into_iter()
+                        .map(|p| {
+                            MetadataResponsePartition::default()
+                                .with_partition_index(p.index)
+                                .with_leader_id(BrokerId(p.leader))
+                                .with_leader_epoch(0)
+                                .with_replica_nodes(
+                                    p.replicas.iter().map(|r| BrokerId(*r)).collect(),
+                                )
+                                .with_isr_nodes(p.isr.iter().map(|r| BrokerId(*r)).collect())
+                        })
+                        .collect(),
+                )
+        })
+        .collect();
+    MetadataResponse::default()
+        .with_brokers(brokers)
+        .with_controller_id(BrokerId(*script.brokers.keys().next().unwrap()))
+        .with_topics(topics)
+}
+
+fn list_offsets(id: i32, script: &Script, r: &ListOffsetsRequest) -> ListOffsetsResponse {
+    ListOffsetsResponse::default().with_topics(
+        r.topics
+            .iter()
+            .map(|t| {
+                ListOffsetsTopicResponse::default()
+                    .with_name(t.name.clone())
+                    .with_partitions(
+                        t.partitions
+                            .iter()
+                            .map(|rp| {
+                                let part = script.partitions.iter().find(|p| {
+                                    p.topic == t.name.0.as_str() && p.index == rp.partition_index
+                                });
+                                let base = ListOffsetsPartitionResponse::default()
+                                    .with_partition_index(rp.partition_index);
+                                match part {
+                                    Some(p) if p.leader == id => {
+                                        base.with_offset(match rp.timestamp {
+                                            -2 => p.earliest,
+                                            -1 => p.latest,
+                                            other => panic!(
+                                                "scripted broker asked for timestamp {other}"
+                                            ),
+                                        })
+                                    }
+                                    Some(_) => base.with_error_code(6), // NOT_LEADER_OR_FOLLOWER
+                                    None => base.with_error_code(3),
+                                }
+                            })
+                            .collect(),
+                    )
+            })
+            .collect(),
+    )
+}
+
+fn list_groups(script: &Script) -> ListGroupsResponse {
+    ListGroupsResponse::default().with_groups(
+        script
+            .commits
+            .keys()
+            .map(|g| {
+                ListedGroup::default()
+                    .with_group_id(GroupId(s(g)))
+                    .with_protocol_type(s("consumer"))
+            })
+            .collect(),
+    )
+}
+
+fn offset_fetch(script: &Script, r: &OffsetFetchRequest, version: i16) -> OffsetFetchResponse {
+    let by_topic = |group: &str| {
+        let mut topics: BTreeMap<&str, Vec<(i32, i64)>> = BTreeMap::new();
+        for (t, p, o) in script.commits.get(group).into_iter().flatten() {
+            topics.entry(t).or_default().push((*p, *o));
+        }
+        topics
+    };
+    if version >= 8 {
+        return OffsetFetchResponse::default().with_groups(
+            r.groups
+                .iter()
+                .map(|g| {
+                    OffsetFetchResponseGroup::default()
+                        .with_group_id(g.group_id.clone())
+                        .with_topics(
+                            by_topic(g.group_id.0.as_str())
+                                .into_iter()
+                                .map(|(t, ps)| {
+                                    OffsetFetchResponseTopics::default()
+                                        .with_name(TopicName(s(t)))
+                                        .with_partitions(
+                                            ps.into_iter()
+                                                .map(|(p, o)| {
+                                                    OffsetFetchResponsePartitions::default()
+                                                        .with_partition_index(p)
+                                                        .with_committed_offset(o)
+                                                })
+                                                .collect(),
+                                        )
+                                })
+                                .collect(),
+                        )
+                })
+                .collect(),
+        );
+    }
+    OffsetFetchResponse::default().with_topics(
+        by_topic(r.group_id.0.as_str())
+            .into_iter()
+            .map(|(t, ps)| {
+                OffsetFetchResponseTopic::default()
+                    .with_name(TopicName(s(t)))
+                    .with_partitions(
+                        ps.into_iter()
+                            .map(|(p, o)| {
+                                OffsetFetchResponsePartition::default()
+                                    .with_partition_index(p)
+                                    .with_committed_offset(o)
+                            })
+                            .collect(),
+                    )
+            })
+            .collect(),
+    )
+}
+
+fn fetch(script: &Script, r: &FetchRequest) -> FetchResponse {
+    use kafka_protocol::messages::fetch_response::{FetchableTopicResponse, PartitionData};
+    use kafka_protocol::records::{
+        Compression, Record, RecordBatchEncoder, RecordEncodeOptions, TimestampType,
+    };
+    FetchResponse::default().with_responses(
+        r.topics
+            .iter()
+            .map(|t| {
+                FetchableTopicResponse::default()
+                    .with_topic(t.topic.clone())
+                    .with_partitions(
+                        t.partitions
+                            .iter()
+                            .map(|fp| {
+                                let offset = fp.fetch_offset;
+                                let record = Record {
+                                    transactional: false,
+                                    control: false,
+                                    delete_horizon: false,
+                                    partition_leader_epoch: 0,
+                                    producer_id: -1,
+                                    producer_epoch: -1,
+                                    timestamp_type: TimestampType::Creation,
+                                    offset,
+                                    sequence: -1,
+                                    timestamp: script.fetch_base_ms + 1000 * offset,
+                                    key: None,
+                                    value: Some(Bytes::from_static(b"v")),
+                                    headers: Default::default(),
+                                };
+                                let mut batch = BytesMut::new();
+                                RecordBatchEncoder::encode(
+                                    &mut batch,
+                                    [&record],
+                                    &RecordEncodeOptions {
+                                        version: 2,
+                                        compression: Compression::None,
+                                    },
+                                )
+                                .unwrap();
+                                PartitionData::default()
+                                    .with_partition_index(fp.partition)
+                                    .with_high_watermark(offset + 1)
+                                    .with_records(Some(batch.freeze()))
+                            })
+                            .collect(),
+                    )
+            })
+            .collect(),
+    )
+}
+
+fn describe_cluster(script: &Script) -> DescribeClusterResponse {
+    use kafka_protocol::messages::describe_cluster_response::DescribeClusterBroker;
+    let broker = |id: i32, addr: &str, fenced: bool| {
+        let (host, port) = addr.rsplit_once(':').unwrap();
+        DescribeClusterBroker::default()
+            .with_broker_id(BrokerId(id))
+            .with_host(s(host))
+            .with_port(port.parse().unwrap())
+            .with_rack(script.racks.get(&id).map(|r| s(r)))
+            .with_is_fenced(fenced)
+    };
+    let mut brokers: Vec<_> = script
+        .brokers
+        .iter()
+        .map(|(id, a)| broker(*id, a, false))
+        .collect();
+    brokers.extend(script.fenced.iter().map(|(id, a)| broker(*id, a, true)));
+    DescribeClusterResponse::default()
+        .with_cluster_id(s("scripted"))
+        .with_controller_id(BrokerId(*script.brokers.keys().next().unwrap()))
+        .with_brokers(brokers)
+}
+
+fn describe_configs(script: &Script, r: &DescribeConfigsRequest) -> DescribeConfigsResponse {
+    use kafka_protocol::messages::describe_configs_response::{
+        DescribeConfigsResourceResult, DescribeConfigsResult,
+    };
+    DescribeConfigsResponse::default().with_results(
+        r.resources
+            .iter()
+            .map(|res| {
+                let value = script.min_isr.get(res.resource_name.as_str());
+                DescribeConfigsResult::default()
+                    .with_resource_type(res.resource_type)
+                    .with_resource_name(res.resource_name.clone())
+                    .with_configs(
+                        value
+                            .map(|v| {
+                                vec![
+                                    DescribeConfigsResourceResult::default()
+                                        .with_name(s("min.insync.replicas"))
+                                        .with_value(Some(s(&v.to_string()))),
+                                ]
+                            })
+                            .unwrap_or_default(),
+                    )
+            })
+            .collect(),
+    )
+}

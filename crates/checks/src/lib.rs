@@ -50,6 +50,7 @@ pub fn run_all(
     ));
     out.extend(clients::subscription_inconsistent(current, now_ms));
     out.extend(offsets::check(current, now_ms));
+    out.extend(partitions::check(current, &thresholds.replication, now_ms));
     if let Some(prev) = previous {
         out.extend(failures::consume_failure(
             prev,

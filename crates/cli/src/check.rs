@@ -3,12 +3,11 @@
 
 use crate::audit::LedgerAudit;
 use crate::config::{ClusterConfig, Config};
-use crate::run::{CycleResult, cycle, now_ms};
+use crate::run::{Collectors, CycleResult, cycle, now_ms};
 use crate::state::StateDir;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mqwatch_model::{Engine, Finding, Severity};
-use mqwatch_rocketmq::client::AdminClient;
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -34,11 +33,11 @@ pub fn run(
     let results: Vec<CycleResult> = rt.block_on(async {
         let mut out = Vec::new();
         for c in clusters {
-            let client = AdminClient::new(c.timeout.0);
+            let collectors = Collectors::new(c);
             let mut memory = mqwatch_state::ClusterState::new();
             let r = cycle(
                 c,
-                &client,
+                &collectors,
                 &config.thresholds,
                 state,
                 &mut memory,

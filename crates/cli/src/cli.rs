@@ -125,22 +125,23 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let state = StateDir::resolve(args.state_dir.as_deref(), config.state.dir.as_deref())?;
             crate::serve::run(config, listen, state)
         }
-        Command::Check(c) if c.source.kafka.is_some() => {
-            not_yet("check --kafka", "the Kafka collector issue")
-        }
         Command::Check(c) => {
-            let (config, clusters) = match (&c.source.config, &c.source.rocketmq, &c.source.zk) {
-                (Some(path), _, _) => {
-                    let config = Config::load(path)?;
-                    let clusters = config.clusters.clone();
-                    (config, clusters)
-                }
-                (None, Some(ns), _) => (Config::default(), vec![ClusterConfig::rocketmq(ns)]),
-                (None, None, Some(zk)) => (
+            let s = &c.source;
+            let (config, clusters) = if let Some(path) = &s.config {
+                let config = Config::load(path)?;
+                let clusters = config.clusters.clone();
+                (config, clusters)
+            } else if let Some(ns) = &s.rocketmq {
+                (Config::default(), vec![ClusterConfig::rocketmq(ns)])
+            } else if let Some(bootstrap) = &s.kafka {
+                (Config::default(), vec![ClusterConfig::kafka(bootstrap)])
+            } else if let Some(zk) = &s.zk {
+                (
                     Config::default(),
                     vec![ClusterConfig::bookkeeper(zk, &c.root)],
-                ),
-                (None, None, None) => bail!("check needs --config, --rocketmq, --kafka or --zk"),
+                )
+            } else {
+                bail!("check needs --config, --rocketmq, --kafka or --zk")
             };
             let state = StateDir::resolve(args.state_dir.as_deref(), config.state.dir.as_deref())?;
             crate::check::run(&config, &clusters, &state, c.json, false)

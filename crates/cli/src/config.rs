@@ -183,6 +183,14 @@ impl ClusterConfig {
         }
     }
 
+    /// A Kafka cluster with defaults, as `check --kafka` builds it.
+    pub fn kafka(bootstrap: &str) -> Self {
+        ClusterConfig {
+            bootstrap: vec![bootstrap.to_string()],
+            ..Self::with_defaults(format!("kafka@{bootstrap}"), Engine::Kafka)
+        }
+    }
+
     /// A BookKeeper cluster with defaults, as `check --zk` and `audit bookkeeper` build it.
     pub fn bookkeeper(zookeeper: &str, root: &str) -> Self {
         ClusterConfig {

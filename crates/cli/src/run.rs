@@ -5,9 +5,11 @@
 use crate::audit::{AuditOptions, AuditReport, LedgerAudit, Progress, audit};
 use crate::config::ClusterConfig;
 use crate::state::StateDir;
-use anyhow::{Result, bail};
+use anyhow::Result;
 use mqwatch_bookkeeper::collector::{CollectError, Collector, Target as BkTarget};
 use mqwatch_checks::Thresholds;
+use mqwatch_kafka::client::{ClientConfig as KafkaClientConfig, KafkaClient};
+use mqwatch_kafka::collector::{LagMemory, Target as KafkaTarget};
 use mqwatch_model::{ClusterSnapshot, Engine, Finding, NodeRef};
 use mqwatch_rocketmq::client::AdminClient;
 use mqwatch_rocketmq::collector::{self, Target};
@@ -64,10 +66,36 @@ impl Lifecycle {
     }
 }
 
+/// What one cluster keeps between cycles besides its [`ClusterState`]: the engines' clients (connections are
+/// reused across cycles) and the Kafka collector's time-lag memory.
+pub struct Collectors {
+    /// RocketMQ admin client.
+    pub rocketmq: AdminClient,
+    /// Kafka client.
+    pub kafka: KafkaClient,
+    /// Kafka record timestamps and sampled offsets, for time lag.
+    pub kafka_lag: LagMemory,
+}
+
+impl Collectors {
+    /// Clients with the cluster's timeout.
+    pub fn new(cluster: &ClusterConfig) -> Self {
+        Self {
+            rocketmq: AdminClient::new(cluster.timeout.0),
+            kafka: KafkaClient::new(KafkaClientConfig {
+                connect_timeout: cluster.timeout.0,
+                request_timeout: cluster.timeout.0,
+                ..KafkaClientConfig::default()
+            }),
+            kafka_lag: LagMemory::new(),
+        }
+    }
+}
+
 /// Collects `cluster` once and checks it, updating its in-memory state (`memory`) and the state directory.
 pub async fn cycle(
     cluster: &ClusterConfig,
-    client: &AdminClient,
+    collectors: &Collectors,
     thresholds: &Thresholds,
     state: &StateDir,
     memory: &mut ClusterState,
@@ -83,11 +111,25 @@ pub async fn cycle(
                 known_brokers: state.known_brokers(&cluster.name)?,
                 concurrency: cluster.concurrency,
             };
-            (
-                collector::collect(client, &target, now_ms).await,
-                Vec::new(),
-                None,
+            let snapshot = collector::collect(&collectors.rocketmq, &target, now_ms).await;
+            (snapshot, Vec::new(), None)
+        }
+        Engine::Kafka => {
+            let target = KafkaTarget {
+                cluster: cluster.name.clone(),
+                bootstrap: cluster.bootstrap.clone(),
+                expected_brokers: cluster.expected_brokers.clone(),
+                known_brokers: state.known_kafka_brokers(&cluster.name)?,
+                concurrency: cluster.concurrency,
+            };
+            let snapshot = mqwatch_kafka::collector::collect(
+                &collectors.kafka,
+                &target,
+                &collectors.kafka_lag,
+                now_ms,
             )
+            .await;
+            (snapshot, Vec::new(), None)
         }
         Engine::Bookkeeper => match audit_cluster(cluster, thresholds, progress, now_ms).await {
             Ok(r) => (r.snapshot, r.findings, Some(r.ledgers)),
@@ -103,10 +145,6 @@ pub async fn cycle(
                 None,
             ),
         },
-        other => bail!(
-            "cluster {}: the {other} collector is not built yet",
-            cluster.name
-        ),
     };
     memory.observe(&snapshot);
     let stored;

@@ -15,7 +15,6 @@ use axum::routing::get;
 use axum::{Json, Router};
 use mqwatch_checks::Thresholds;
 use mqwatch_model::Finding;
-use mqwatch_rocketmq::client::AdminClient;
 use mqwatch_state::{ClusterState, Traffic};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -100,7 +99,7 @@ async fn collect_loop(
     state: StateDir,
     shared: Shared,
 ) {
-    let client = AdminClient::new(cluster.timeout.0);
+    let collectors = crate::run::Collectors::new(&cluster);
     let traffic = shared
         .traffic
         .get(&cluster.name)
@@ -113,7 +112,7 @@ async fn collect_loop(
         ticker.tick().await;
         match cycle(
             &cluster,
-            &client,
+            &collectors,
             &thresholds,
             &state,
             &mut memory,

@@ -3,6 +3,7 @@
 //! growth since the previous look). Files are replaced atomically (write, then rename).
 
 use anyhow::{Context, Result};
+use mqwatch_kafka::collector::KnownBroker as KafkaKnownBroker;
 use mqwatch_model::{ClusterSnapshot, NodeRole, ObservedNodeState};
 use mqwatch_rocketmq::collector::KnownBroker;
 use serde::{Deserialize, Serialize};
@@ -57,6 +58,21 @@ impl StateDir {
             .unwrap_or_default())
     }
 
+    /// Kafka brokers `cluster` has shown so far (their ids and addresses).
+    pub fn known_kafka_brokers(&self, cluster: &str) -> Result<Vec<KafkaKnownBroker>> {
+        Ok(self
+            .known_brokers(cluster)?
+            .into_iter()
+            .filter(|k| k.id == -1)
+            .filter_map(|k| {
+                Some(KafkaKnownBroker {
+                    id: k.name.parse().ok()?,
+                    addr: k.addr,
+                })
+            })
+            .collect())
+    }
+
     /// Adds the brokers registered in `snapshot` to what is known (addresses updated).
     pub fn remember(&self, snapshot: &ClusterSnapshot) -> Result<()> {
         let mut topo = self.topology()?;
@@ -74,10 +90,14 @@ impl StateDir {
             if n.node.role != NodeRole::Broker || !registered {
                 continue;
             }
-            let Some((name, id)) = n.node.name.rsplit_once(':') else {
-                continue;
+            // RocketMQ names a broker `<name>:<id>`; Kafka by its id alone, kept with id -1.
+            let (name, id) = match n.node.name.rsplit_once(':') {
+                Some((name, id)) => match id.parse::<i64>() {
+                    Ok(id) => (name, id),
+                    Err(_) => continue,
+                },
+                None => (n.node.name.as_str(), -1),
             };
-            let Ok(id) = id.parse::<i64>() else { continue };
             let addr = n.node.addr.clone().unwrap_or_default();
             match known.iter_mut().find(|k| k.name == name && k.id == id) {
                 Some(k) if k.addr == addr => {}

@@ -21,7 +21,7 @@ fn no_arguments_prints_the_subcommands_and_succeeds() {
 
 #[test]
 fn a_subcommand_not_built_yet_exits_3_and_says_so() {
-    let out = mqwatch(&["check", "--kafka", "127.0.0.1:9092"]);
+    let out = mqwatch(&["demo"]);
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not built yet"), "{err}");

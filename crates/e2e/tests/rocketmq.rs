@@ -7,10 +7,9 @@ use mqwatch_checks::{
     BacklogThresholds, ClientBlockedThresholds, ConsumeFailureThresholds, Thresholds,
 };
 use mqwatch_cli::config::ClusterConfig;
-use mqwatch_cli::run::{CycleResult, cycle, now_ms};
+use mqwatch_cli::run::{Collectors, CycleResult, cycle, now_ms};
 use mqwatch_cli::state::StateDir;
 use mqwatch_model::{ClusterSnapshot, Finding, FindingKind, Span, Subject, TrafficMetric};
-use mqwatch_rocketmq::client::AdminClient;
 use mqwatch_state::ClusterState;
 use mqwatch_testkit::poll_until;
 use mqwatch_testkit::process::PeerProcess;
@@ -45,7 +44,7 @@ struct Watch {
     thresholds: Thresholds,
     state: StateDir,
     memory: ClusterState,
-    client: AdminClient,
+    collectors: Collectors,
     _dir: tempfile::TempDir,
 }
 
@@ -71,12 +70,13 @@ impl Watch {
             },
             ..Default::default()
         };
+        let collectors = Collectors::new(&config);
         Watch {
             config,
             thresholds,
             state: StateDir::resolve(Some(dir.path()), None).unwrap(),
             memory: ClusterState::new(),
-            client: AdminClient::new(Duration::from_secs(3)),
+            collectors,
             _dir: dir,
         }
     }
@@ -84,7 +84,7 @@ impl Watch {
     async fn cycle(&mut self) -> CycleResult {
         cycle(
             &self.config,
-            &self.client,
+            &self.collectors,
             &self.thresholds,
             &self.state,
             &mut self.memory,
@@ -154,7 +154,8 @@ fn find<'a>(findings: &'a [Finding], kind: FindingKind, subject: &str) -> Option
 async fn create_topic(cluster: &RocketMqCluster, watch: &Watch, topic: &str, queues: u32) {
     for b in cluster.brokers.iter().filter(|b| b.spec.id == 0) {
         watch
-            .client
+            .collectors
+            .rocketmq
             .create_topic(&b.addr, topic, queues)
             .await
             .unwrap();
@@ -317,14 +318,21 @@ async fn a_consumer_offset_beyond_max_is_offset_out_of_range() {
     create_topic(&cluster, &watch, "oor-t", 2).await;
     produce(&cluster, "oor-t", 10, 64);
     let broker = cluster.brokers[0].addr.clone();
-    let max = watch.client.max_offset(&broker, "oor-t", 0).await.unwrap();
+    let max = watch
+        .collectors
+        .rocketmq
+        .max_offset(&broker, "oor-t", 0)
+        .await
+        .unwrap();
     watch
-        .client
+        .collectors
+        .rocketmq
         .create_subscription_group(&broker, "oor-g")
         .await
         .unwrap();
     watch
-        .client
+        .collectors
+        .rocketmq
         .update_consumer_offset(&broker, "oor-g", "oor-t", 0, max + 100)
         .await
         .unwrap();

@@ -4,7 +4,8 @@
 //! SIGKILL after a deadline; also on drop), polling with a deadline instead of sleeping, and the location of the
 //! peers `scripts/test` installs (`$HOME/.cache/mqwatch/peers/<name>-<version>`, or `MQWATCH_PEERS`).
 //! Engine-specific harnesses live in [`rocketmq`] (a name server with brokers), [`zookeeper`] and [`bookkeeper`]
-//! (a protocol-exact test bookie, which is not a real bookie, and writers of a cluster's znodes).
+//! (a protocol-exact test bookie, which is not a real bookie, and writers of a cluster's znodes), [`prometheus`]
+//! (Debian's Prometheus scraping one target).
 //!
 //! What it is not: a fake of anything, with one declared exception: [`bookkeeper::TestBookie`] stands in for the
 //! one peer that cannot be installed here (a bookie), speaks its protocol byte for byte and says so. Other fakes
@@ -12,6 +13,7 @@
 
 pub mod bookkeeper;
 pub mod process;
+pub mod prometheus;
 pub mod rocketmq;
 pub mod zookeeper;
 

@@ -6,11 +6,12 @@
 //! that rate).
 //!
 //! The store (default: `mqwatch.db` in the state directory) gets each finished cycle's findings, series rows and
-//! alarm changes ([`record`]); a [`Deliverer`] drains its outbox through the channels every second; every hour the
+//! alarm changes ([`record`]); `/metrics` is the Prometheus exposition of the latest results ([`metrics`]); a [`Deliverer`] drains its outbox through the channels every second; every hour the
 //! last two hours are rolled up and retention applied. Stops gracefully on Ctrl-C or SIGTERM: HTTP stops taking
 //! requests, the delivery pass in progress finishes, and everything committed stays committed.
 
 mod api;
+mod metrics;
 mod record;
 
 use crate::config::{ClusterConfig, Config};
@@ -127,6 +128,7 @@ async fn serve(config: Config, listen: String, state: StateDir) -> Result<()> {
     });
     let app = Router::new()
         .route("/healthz", get(|| async { "ok\n" }))
+        .route("/metrics", get(prometheus))
         .route("/api/v1/clusters", get(clusters))
         .route("/api/v1/clusters/{name}", get(cluster))
         .route("/api/v1/clusters/{name}/traffic", get(traffic_report))
@@ -267,6 +269,18 @@ fn not_found(name: &str) -> axum::response::Response {
     (
         StatusCode::NOT_FOUND,
         format!("no cluster {name:?} (or no cycle finished yet)\n"),
+    )
+        .into_response()
+}
+
+async fn prometheus(State(shared): State<Shared>) -> axum::response::Response {
+    let text = match shared.latest.read() {
+        Ok(latest) => metrics::render(&latest),
+        Err(_) => String::new(),
+    };
+    (
+        [(axum::http::header::CONTENT_TYPE, metrics::CONTENT_TYPE)],
+        text,
     )
         .into_response()
 }

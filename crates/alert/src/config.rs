@@ -14,7 +14,7 @@
 //!
 //! [[channel]]
 //! name = "ops"
-//! kind = "webhook"        # webhook | alertmanager | email | log
+//! kind = "webhook"        # webhook | alertmanager (url = its base, resend = "1m") | email | log
 //! url = "http://127.0.0.1:9000/hook"
 //! min_severity = "warning"            # routing: default info (everything)
 //! kinds = ["backlog", "broker_down"]  # default: every kind
@@ -140,6 +140,10 @@ pub struct ChannelConfig {
     /// The longest wait between attempts (default 5m).
     #[serde(default = "default_backoff_max")]
     pub backoff_max: Span,
+    /// Alertmanager: firing alarms are posted again at least this often, so Alertmanager (whose
+    /// `resolve_timeout` ends an alert not posted again, 5m by default) keeps them (default 1m).
+    #[serde(default = "default_resend")]
+    pub resend: Span,
     /// Routing: the least severity taken (default info: every one).
     #[serde(default = "default_min_severity")]
     pub min_severity: Severity,
@@ -169,6 +173,9 @@ fn default_backoff() -> Span {
 fn default_backoff_max() -> Span {
     Span::from_secs(300)
 }
+fn default_resend() -> Span {
+    Span::from_secs(60)
+}
 fn default_min_severity() -> Severity {
     Severity::Info
 }
@@ -183,6 +190,7 @@ impl ChannelConfig {
             timeout: default_timeout(),
             backoff: default_backoff(),
             backoff_max: default_backoff_max(),
+            resend: default_resend(),
             min_severity: default_min_severity(),
             kinds: Vec::new(),
             clusters: Vec::new(),
@@ -253,6 +261,9 @@ pub fn validate_channels(channels: &[ChannelConfig]) -> Result<(), ChannelConfig
                 }
             }
             ChannelKind::Log => {}
+        }
+        if c.kind == ChannelKind::Alertmanager && c.resend.as_millis() == 0 {
+            return Err(fail("resend must be positive".into()));
         }
         if c.timeout.as_millis() == 0 {
             return Err(fail("timeout must be positive".into()));

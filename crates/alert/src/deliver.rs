@@ -3,8 +3,10 @@
 //! instance on the same PostgreSQL database does not take it), sent, then marked delivered; a failed send is
 //! rescheduled with its reason. Nothing is dropped: a row whose channel is gone from config waits for it.
 //!
-//! Channels here: `webhook` (POSTs the notification JSON; 2xx is delivered) and `log` (writes it to the log).
-//! `alertmanager` and `email` rows wait (with the reason in the row) until those channels exist.
+//! Channels here: `webhook` (POSTs the notification JSON; 2xx is delivered), `alertmanager` (POSTs it as an
+//! Alertmanager v2 alert, see [`crate::alertmanager`]; each pass also re-posts every firing, notified alarm the
+//! channel takes once its `resend` interval has passed) and `log` (writes it to the log). `email` rows wait (with
+//! the reason in the row) until that channel exists.
 //! Delivery is at least once: a crash between a receiver's 2xx and the store's commit sends that row again, so
 //! webhook requests carry the outbox id in `X-Mqwatch-Delivery` for receivers that de-duplicate.
 
@@ -26,6 +28,8 @@ pub struct DeliveryReport {
     pub delivered: Vec<i64>,
     /// Outbox ids that failed, with the reason; each is rescheduled.
     pub failed: Vec<(i64, String)>,
+    /// Alertmanager channels whose firing alarms were re-posted, with how many alerts.
+    pub resent: Vec<(String, usize)>,
 }
 
 /// A channel that can send.
@@ -34,6 +38,11 @@ enum Sender {
     Webhook {
         url: String,
         timeout: Duration,
+    },
+    Alertmanager {
+        endpoint: String,
+        timeout: Duration,
+        resend_ms: u64,
     },
     Log,
     /// A channel kind without a sender yet.
@@ -47,6 +56,8 @@ pub struct Deliverer {
     http: reqwest::Client,
     channels: BTreeMap<String, (ChannelConfig, Sender)>,
     batch: u32,
+    /// Alertmanager channel → when its firing alarms were last re-posted (ms).
+    resent_ms: std::sync::Mutex<BTreeMap<String, u64>>,
 }
 
 impl Deliverer {
@@ -59,6 +70,13 @@ impl Deliverer {
                     ChannelKind::Webhook => Sender::Webhook {
                         url: c.url.clone().unwrap_or_default(),
                         timeout: c.timeout.0,
+                    },
+                    ChannelKind::Alertmanager => Sender::Alertmanager {
+                        endpoint: crate::alertmanager::endpoint(
+                            c.url.as_deref().unwrap_or_default(),
+                        ),
+                        timeout: c.timeout.0,
+                        resend_ms: c.resend.as_millis(),
                     },
                     ChannelKind::Log => Sender::Log,
                     other => Sender::Missing(other),
@@ -75,6 +93,7 @@ impl Deliverer {
                 .unwrap_or_default(),
             channels,
             batch: 100,
+            resent_ms: Default::default(),
         }
     }
 
@@ -88,6 +107,7 @@ impl Deliverer {
             .claim_due(now, now.saturating_add(LEASE_MS), self.batch)
             .await?;
         let mut report = DeliveryReport::default();
+        self.resend_firing(&mut report).await?;
         for entry in claimed {
             match self.send(&entry).await {
                 Ok(()) => {
@@ -112,6 +132,100 @@ impl Deliverer {
             }
         }
         Ok(report)
+    }
+
+    /// Re-posts the firing, notified alarms each Alertmanager channel takes, when its `resend` has passed since
+    /// the last re-post (at once after a start). A failure is logged and retried on the next pass.
+    async fn resend_firing(&self, report: &mut DeliveryReport) -> Result<(), StoreError> {
+        let now = self.clock.now_ms();
+        let due: Vec<(&ChannelConfig, &String, Duration)> = {
+            let last = self.resent_ms.lock().unwrap_or_else(|e| e.into_inner());
+            self.channels
+                .values()
+                .filter_map(|(config, sender)| match sender {
+                    Sender::Alertmanager {
+                        endpoint,
+                        timeout,
+                        resend_ms,
+                    } if last
+                        .get(&config.name)
+                        .is_none_or(|t| now.saturating_sub(*t) >= *resend_ms) =>
+                    {
+                        Some((config, endpoint, *timeout))
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        if due.is_empty() {
+            return Ok(());
+        }
+        let alarms = self.store.alarms().await?;
+        for (config, endpoint, timeout) in due {
+            let alerts: Vec<serde_json::Value> = alarms
+                .iter()
+                .filter(|a| {
+                    a.state == mqwatch_store::AlarmState::Firing
+                        && a.notified
+                        && config.accepts(a.finding.kind, &a.finding.cluster, a.severity)
+                })
+                .map(crate::alertmanager::alert_of_alarm)
+                .collect();
+            let sent = if alerts.is_empty() {
+                Ok(())
+            } else {
+                self.post_alerts(&config.name, endpoint, timeout, &alerts)
+                    .await
+            };
+            match sent {
+                Ok(()) => {
+                    self.resent_ms
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(config.name.clone(), now);
+                    if !alerts.is_empty() {
+                        report.resent.push((config.name.clone(), alerts.len()));
+                    }
+                }
+                Err(reason) => {
+                    tracing::warn!(channel = %config.name, %reason, "firing alarms not re-posted");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// POSTs alerts to an Alertmanager; the error names the channel and says why.
+    async fn post_alerts(
+        &self,
+        channel: &str,
+        endpoint: &str,
+        timeout: Duration,
+        alerts: &[serde_json::Value],
+    ) -> Result<(), String> {
+        let response = self
+            .http
+            .post(endpoint)
+            .timeout(timeout)
+            .json(alerts)
+            .send()
+            .await
+            .map_err(|e| {
+                format!(
+                    "alertmanager {channel} POST {endpoint}: {}",
+                    error_chain(&e)
+                )
+            })?;
+        let status = response.status();
+        if status.is_success() {
+            Ok(())
+        } else {
+            let body = response.text().await.unwrap_or_default();
+            Err(format!(
+                "alertmanager {channel} POST {endpoint}: HTTP {status}: {}",
+                body.trim()
+            ))
+        }
     }
 
     /// Sends one row; the error names the channel and says why.
@@ -144,6 +258,20 @@ impl Deliverer {
                         entry.channel
                     ))
                 }
+            }
+            Sender::Alertmanager {
+                endpoint, timeout, ..
+            } => {
+                let n: crate::Notification = serde_json::from_value(entry.payload.clone())
+                    .map_err(|e| {
+                        format!(
+                            "alertmanager {}: outbox row {} is not a notification: {e}",
+                            entry.channel, entry.id
+                        )
+                    })?;
+                let alert = crate::alertmanager::alert_of_notification(&n);
+                self.post_alerts(&entry.channel, endpoint, *timeout, &[alert])
+                    .await
             }
             Sender::Log => {
                 tracing::warn!(channel = %entry.channel, alarm = %entry.alarm_key,

@@ -5,10 +5,12 @@
 //!
 //! Not here: deciding what is wrong (checks make findings), storing (crate `mqwatch-store`).
 
+mod alertmanager;
 mod config;
 mod deliver;
 mod lifecycle;
 
+pub use alertmanager::{alert_of_alarm, alert_of_notification, rfc3339};
 pub use config::{
     AlertConfig, ChannelConfig, ChannelConfigError, ChannelKind, KindPolicy, validate_channels,
 };

@@ -2,8 +2,10 @@
 //! the key and the reason. Unknown keys are errors so a typo never silently keeps a default.
 
 use anyhow::{Context, Result, bail};
+use mqwatch_alert::{AlertConfig, ChannelConfig};
 use mqwatch_checks::Thresholds;
 use mqwatch_model::{Engine, Span};
+use mqwatch_store::StoreConfig;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -14,7 +16,7 @@ pub struct Config {
     /// `[server]`.
     #[serde(default)]
     pub server: ServerConfig,
-    /// `[store]` (used by the store; kept here so configs keep working).
+    /// `[store]`: where the store lives (default: a SQLite file in the state directory) and its retention.
     #[serde(default)]
     pub store: StoreConfig,
     /// `[state]`.
@@ -26,7 +28,10 @@ pub struct Config {
     /// `[thresholds.<kind>]`.
     #[serde(default)]
     pub thresholds: Thresholds,
-    /// `[[channel]]` (delivered by the alert stage; parsed here so configs keep working).
+    /// `[alerts]`: the alarm lifecycle's pending periods, repeat intervals and resolves, per kind.
+    #[serde(default)]
+    pub alerts: AlertConfig,
+    /// `[[channel]]`: where notifications go and which ones each channel takes.
     #[serde(default, rename = "channel")]
     pub channels: Vec<ChannelConfig>,
 }
@@ -48,14 +53,6 @@ impl Default for ServerConfig {
             token: None,
         }
     }
-}
-
-/// `[store]`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct StoreConfig {
-    /// `sqlite:///path` or `postgres://…`; default: a SQLite file in the state directory.
-    pub url: Option<String>,
 }
 
 /// `[state]`.
@@ -138,18 +135,6 @@ fn default_metadata_concurrency() -> usize {
 }
 fn default_ledger_concurrency() -> usize {
     100
-}
-
-/// `[[channel]]`.
-#[derive(Debug, Clone, Deserialize)]
-pub struct ChannelConfig {
-    /// Channel name.
-    pub name: String,
-    /// `webhook`, `alertmanager`, `email` or `log`.
-    pub kind: String,
-    /// Everything else the channel kind needs.
-    #[serde(flatten)]
-    pub settings: toml::Table,
 }
 
 impl ClusterConfig {
@@ -259,14 +244,10 @@ impl Config {
                 bail!("{at}: root {root:?} must be an absolute znode path");
             }
         }
-        for (i, ch) in self.channels.iter().enumerate() {
-            if !["webhook", "alertmanager", "email", "log"].contains(&ch.kind.as_str()) {
-                bail!(
-                    "channel[{i}] ({}): kind {:?} is not one of webhook, alertmanager, email, log",
-                    ch.name,
-                    ch.kind
-                );
-            }
+        mqwatch_alert::validate_channels(&self.channels)?;
+        if let Some(url) = &self.store.url {
+            url.parse::<mqwatch_store::StoreUrl>()
+                .map_err(|e| anyhow::anyhow!("store.url: {e}"))?;
         }
         Ok(())
     }
@@ -289,6 +270,45 @@ mod tests {
         assert_eq!((bk.metadata_concurrency, bk.ledger_concurrency), (500, 100));
         assert_eq!(bk.racks["127.0.0.1:3181"], "/region-a/rack-1");
         assert_eq!(c.thresholds.ledgers.grace, None);
+        assert_eq!(c.store.url, None);
+        assert_eq!(c.store.retention, mqwatch_store::Retention::default());
+        assert_eq!(
+            c.alerts.repeat_ms(mqwatch_model::FindingKind::Backlog),
+            3_600_000
+        );
+        assert_eq!(
+            c.alerts.pending_for_ms(mqwatch_model::FindingKind::Backlog),
+            300_000
+        );
+        let kinds: Vec<_> = c.channels.iter().map(|ch| ch.kind.as_str()).collect();
+        assert_eq!(kinds, ["webhook", "alertmanager", "log"]);
+    }
+
+    #[test]
+    fn store_alerts_and_channels_are_checked_at_load() {
+        let c = Config::parse(
+            "[store]\nurl = \"sqlite:///tmp/m.db\"\n[alerts]\nrepeat = \"30m\"\n\
+             [[channel]]\nname = \"x\"\nkind = \"log\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.store.url.as_deref(), Some("sqlite:///tmp/m.db"));
+        assert_eq!(c.alerts.repeat, Span::from_secs(1800));
+        let e = Config::parse("[store]\nurl = \"mysql://h/db\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("store.url") && e.contains("mysql://h/db"), "{e}");
+        let e = Config::parse("[[channel]]\nname = \"ops\"\nkind = \"webhook\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("channel[0] (ops)") && e.contains("url"), "{e}");
+        let e = Config::parse("[[channel]]\nname = \"ops\"\nkind = \"slack\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("slack"), "{e}");
+        let e = Config::parse("[alerts]\nrepat = \"1h\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("repat"), "{e}");
     }
 
     #[test]

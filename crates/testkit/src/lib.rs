@@ -5,14 +5,17 @@
 //! peers `scripts/test` installs (`$HOME/.cache/mqwatch/peers/<name>-<version>`, or `MQWATCH_PEERS`).
 //! Engine-specific harnesses live in [`rocketmq`] (a name server with brokers), [`tansu`] (a Kafka-protocol
 //! broker), [`zookeeper`] and [`bookkeeper`] (a protocol-exact test bookie, which is not a real bookie, and
-//! writers of a cluster's znodes).
+//! writers of a cluster's znodes), [`prometheus`] (Debian's Prometheus scraping one target) and
+//! [`alertmanager`] (Debian's Alertmanager).
 //!
 //! What it is not: a fake of anything, with one declared exception: [`bookkeeper::TestBookie`] stands in for the
 //! one peer that cannot be installed here (a bookie), speaks its protocol byte for byte and says so. Other fakes
 //! stay in the test files that need them and say so.
 
+pub mod alertmanager;
 pub mod bookkeeper;
 pub mod process;
+pub mod prometheus;
 pub mod rocketmq;
 pub mod tansu;
 pub mod zookeeper;

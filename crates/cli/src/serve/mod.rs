@@ -1,8 +1,18 @@
 //! `mqwatch serve`: one collection loop per cluster on its interval, and HTTP that serves the latest complete
 //! results (never waiting for a collection): `/healthz`, `/api/v1/clusters`, `/api/v1/clusters/{name}` (the
 //! snapshot and its findings), `/api/v1/clusters/{name}/traffic` (minute / hour / day windows per topic, group,
-//! broker and cluster, and the 10-minute topic ranking) and `/api/v1/findings`. A timer ticks the traffic windows
-//! every 10 s (their minute window samples at that rate). Stops gracefully on Ctrl-C or SIGTERM.
+//! broker and cluster, and the 10-minute topic ranking) and `/api/v1/findings`, plus the store-backed alarms,
+//! silences and series of [`api`]. A timer ticks the traffic windows every 10 s (their minute window samples at
+//! that rate).
+//!
+//! The store (default: `mqwatch.db` in the state directory) gets each finished cycle's findings, series rows and
+//! alarm changes ([`record`]); `/metrics` is the Prometheus exposition of the latest results ([`metrics`]); a [`Deliverer`] drains its outbox through the channels every second; every hour the
+//! last two hours are rolled up and retention applied. Stops gracefully on Ctrl-C or SIGTERM: HTTP stops taking
+//! requests, the delivery pass in progress finishes, and everything committed stays committed.
+
+mod api;
+mod metrics;
+mod record;
 
 use crate::config::{ClusterConfig, Config};
 use crate::run::{CycleResult, cycle, now_ms};
@@ -11,21 +21,36 @@ use anyhow::{Context, Result};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use axum::routing::get;
+use axum::routing::{delete, get};
 use axum::{Json, Router};
+use mqwatch_alert::{Alerting, Deliverer};
 use mqwatch_checks::Thresholds;
 use mqwatch_model::Finding;
 use mqwatch_state::{ClusterState, Traffic};
+use mqwatch_stats::clock::SystemClock;
+use mqwatch_store::{HOUR_MS, Retention, Store};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-/// What the HTTP handlers read: the latest cycle of each cluster, and each cluster's traffic windows.
-#[derive(Clone, Default)]
+/// What the HTTP handlers read: the latest cycle of each cluster, each cluster's traffic windows, and the store.
+#[derive(Clone)]
 struct Shared {
     latest: Arc<RwLock<BTreeMap<String, CycleResult>>>,
     traffic: Arc<BTreeMap<String, Arc<Traffic>>>,
+    store: Store,
+    /// `[server] token`: what write requests must bear.
+    token: Option<String>,
+}
+
+/// What each collection loop needs to record its cycles.
+#[derive(Clone)]
+struct Recorder {
+    store: Store,
+    alerting: Arc<Alerting>,
+    /// Serialises alarm evaluation across clusters.
+    alert_lock: Arc<tokio::sync::Mutex<()>>,
 }
 
 /// Runs until interrupted.
@@ -46,6 +71,14 @@ pub fn run(config: Config, listen: Option<String>, state: StateDir) -> Result<Ex
 }
 
 async fn serve(config: Config, listen: String, state: StateDir) -> Result<()> {
+    let url = config
+        .store
+        .resolve(state.path())
+        .context("config key store.url")?;
+    let store = Store::open(&url)
+        .await
+        .with_context(|| format!("cannot open the store {url}"))?;
+    tracing::info!(store = %store.describe(), "store open");
     let traffic = config
         .clusters
         .iter()
@@ -54,22 +87,58 @@ async fn serve(config: Config, listen: String, state: StateDir) -> Result<()> {
     let shared = Shared {
         latest: Arc::default(),
         traffic: Arc::new(traffic),
+        store: store.clone(),
+        token: config.server.token.clone().filter(|t| !t.is_empty()),
     };
-    tokio::spawn(tick_traffic(shared.traffic.clone()));
+    let recorder = Recorder {
+        store: store.clone(),
+        alerting: Arc::new(Alerting::new(
+            config.alerts.clone(),
+            config.channels.clone(),
+        )),
+        alert_lock: Arc::default(),
+    };
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let stopped = move || {
+        let mut rx = stop_rx.clone();
+        async move {
+            let _ = rx.wait_for(|stop| *stop).await;
+        }
+    };
+    let mut tasks = Vec::new();
+    tasks.push(tokio::spawn(tick_traffic(shared.traffic.clone())));
+    tasks.push(tokio::spawn(maintain(
+        store.clone(),
+        config.store.retention,
+    )));
     for cluster in config.clusters.clone() {
-        tokio::spawn(collect_loop(
+        tasks.push(tokio::spawn(collect_loop(
             cluster,
             config.thresholds.clone(),
             state.clone(),
             shared.clone(),
-        ));
+            recorder.clone(),
+        )));
     }
+    let deliverer = Deliverer::new(store.clone(), &config.channels, Arc::new(SystemClock));
+    let delivery = tokio::spawn({
+        let stopped = stopped();
+        async move { deliverer.run(Duration::from_secs(1), stopped).await }
+    });
     let app = Router::new()
         .route("/healthz", get(|| async { "ok\n" }))
+        .route("/metrics", get(prometheus))
         .route("/api/v1/clusters", get(clusters))
         .route("/api/v1/clusters/{name}", get(cluster))
         .route("/api/v1/clusters/{name}/traffic", get(traffic_report))
+        .route("/api/v1/clusters/{name}/series", get(api::series))
         .route("/api/v1/findings", get(findings))
+        .route("/api/v1/alarms", get(api::alarms))
+        .route(
+            "/api/v1/silences",
+            get(api::silences).post(api::add_silence),
+        )
+        .route("/api/v1/silences/{id}", delete(api::delete_silence))
         .with_state(shared);
     let listener = tokio::net::TcpListener::bind(&listen)
         .await
@@ -78,8 +147,37 @@ async fn serve(config: Config, listen: String, state: StateDir) -> Result<()> {
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown())
         .await?;
+    let _ = stop_tx.send(true);
+    for task in &tasks {
+        task.abort();
+    }
+    if tokio::time::timeout(Duration::from_secs(10), delivery)
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            "the delivery pass did not finish within 10s; its claims wait out their lease"
+        );
+    }
     eprintln!("mqwatch: stopped");
     Ok(())
+}
+
+/// Every hour (first at start): rolls up the last two hours and applies retention. Errors are logged.
+async fn maintain(store: Store, retention: Retention) {
+    let mut ticker = tokio::time::interval(Duration::from_millis(HOUR_MS));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticker.tick().await;
+        let now = now_ms();
+        if let Err(e) = store.roll_up(now.saturating_sub(2 * HOUR_MS), now).await {
+            tracing::warn!(store = %store.describe(), "roll-up failed: {e}");
+        }
+        match store.apply_retention(now, &retention).await {
+            Ok(report) => tracing::info!(?report, "retention applied"),
+            Err(e) => tracing::warn!(store = %store.describe(), "retention failed: {e}"),
+        }
+    }
 }
 
 async fn tick_traffic(windows: Arc<BTreeMap<String, Arc<Traffic>>>) {
@@ -98,6 +196,7 @@ async fn collect_loop(
     thresholds: Thresholds,
     state: StateDir,
     shared: Shared,
+    recorder: Recorder,
 ) {
     let collectors = crate::run::Collectors::new(&cluster);
     let traffic = shared
@@ -124,6 +223,23 @@ async fn collect_loop(
             Ok(result) => {
                 let (findings, cycle_ms) = (result.findings.len(), result.snapshot.cycle_ms);
                 tracing::info!(cluster = %cluster.name, findings, cycle_ms, "cycle done");
+                match record::record_cycle(
+                    &recorder.store,
+                    &recorder.alerting,
+                    &recorder.alert_lock,
+                    &result,
+                    now_ms(),
+                )
+                .await
+                {
+                    Ok(outcome) => {
+                        for n in &outcome.notifications {
+                            tracing::info!(alarm = %n.key, event = ?n.event, channels = ?n.channels,
+                                "alarm notification queued");
+                        }
+                    }
+                    Err(e) => tracing::error!(cluster = %cluster.name, "{e:#}"),
+                }
                 if let Ok(mut l) = shared.latest.write() {
                     l.insert(cluster.name.clone(), result);
                 }
@@ -152,6 +268,18 @@ fn not_found(name: &str) -> axum::response::Response {
     (
         StatusCode::NOT_FOUND,
         format!("no cluster {name:?} (or no cycle finished yet)\n"),
+    )
+        .into_response()
+}
+
+async fn prometheus(State(shared): State<Shared>) -> axum::response::Response {
+    let text = match shared.latest.read() {
+        Ok(latest) => metrics::render(&latest),
+        Err(_) => String::new(),
+    };
+    (
+        [(axum::http::header::CONTENT_TYPE, metrics::CONTENT_TYPE)],
+        text,
     )
         .into_response()
 }

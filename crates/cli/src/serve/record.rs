@@ -1,0 +1,253 @@
+//! What `serve` keeps of each finished cycle: the findings history, the alarm lifecycle's changes (evaluated
+//! against the stored alarms and active silences, written in one transaction), and a handful of low-cardinality
+//! per-minute series rows taken from the snapshot:
+//!
+//! | metric             | subject          | value                                                     |
+//! |--------------------|------------------|-----------------------------------------------------------|
+//! | `backlog`          | `group <g>`      | messages behind, summed over the group's logs              |
+//! | `produce_messages` | `topic <t>`      | messages produced in the last minute, summed over brokers  |
+//! | `node_up`          | the node         | 1 when it answered this cycle, else 0                     |
+//! | `findings`         | (empty)          | findings this cycle                                       |
+
+use crate::run::CycleResult;
+use anyhow::{Context, Result};
+use mqwatch_alert::{Alerting, Cycle, Outcome};
+use mqwatch_model::{ClusterSnapshot, NodeRole, TrafficMetric};
+use mqwatch_store::{SeriesPoint, Store};
+use std::collections::BTreeMap;
+
+/// Whether a cycle saw its whole cluster, so that alarms of the cluster without a finding this cycle resolve.
+/// Not when the cluster as a whole could not be read (an error naming no node, e.g. ZooKeeper unreachable), nor
+/// when it has name servers and none answered: then only what was seen is updated.
+pub fn complete(snapshot: &ClusterSnapshot) -> bool {
+    if snapshot.errors.iter().any(|e| e.node.is_none()) {
+        return false;
+    }
+    let mut registries = snapshot
+        .nodes
+        .iter()
+        .filter(|n| n.node.role == NodeRole::NameServer)
+        .peekable();
+    registries.peek().is_none() || registries.any(|n| n.answered)
+}
+
+/// The series rows of one cycle (see the module docs), at the snapshot's minute.
+pub fn series_points(result: &CycleResult) -> Vec<SeriesPoint> {
+    let s = &result.snapshot;
+    let at = s.taken_at_ms;
+    let point = |metric: &str, subject: String, value: f64| {
+        SeriesPoint::new(&s.cluster, metric, subject, at, value)
+    };
+    let mut points = Vec::new();
+    for g in &s.groups {
+        let lags: Vec<i64> = g.positions.iter().filter_map(|p| p.lag()).collect();
+        if !lags.is_empty() {
+            let total: i64 = lags.iter().sum();
+            points.push(point(
+                "backlog",
+                format!("group {}", g.group.name),
+                total as f64,
+            ));
+        }
+    }
+    let mut produced: BTreeMap<&str, u64> = BTreeMap::new();
+    for t in &s.traffic {
+        if let (TrafficMetric::ProduceMessages, Some(topic), None) =
+            (t.metric, t.topic.as_deref(), t.group.as_deref())
+        {
+            *produced.entry(topic).or_default() += t.last_minute;
+        }
+    }
+    for (topic, n) in produced {
+        points.push(point(
+            "produce_messages",
+            format!("topic {topic}"),
+            n as f64,
+        ));
+    }
+    for n in &s.nodes {
+        points.push(point(
+            "node_up",
+            n.node.to_string(),
+            if n.answered { 1.0 } else { 0.0 },
+        ));
+    }
+    points.push(point(
+        "findings",
+        String::new(),
+        result.findings.len() as f64,
+    ));
+    points
+}
+
+/// Records one cycle of `cluster` in `store`: findings, series rows, then the alarm changes. `alert_lock`
+/// serialises alarm evaluation across clusters (each reads every stored alarm and writes its own).
+pub async fn record_cycle(
+    store: &Store,
+    alerting: &Alerting,
+    alert_lock: &tokio::sync::Mutex<()>,
+    result: &CycleResult,
+    now_ms: u64,
+) -> Result<Outcome> {
+    let cluster = &result.snapshot.cluster;
+    store
+        .record_findings(result.snapshot.taken_at_ms, &result.findings)
+        .await
+        .with_context(|| format!("cluster {cluster}: cannot record findings"))?;
+    store
+        .insert_minutes(&series_points(result))
+        .await
+        .with_context(|| format!("cluster {cluster}: cannot write series rows"))?;
+    let _guard = alert_lock.lock().await;
+    let alarms = store
+        .alarms()
+        .await
+        .with_context(|| format!("cluster {cluster}: cannot read alarms"))?;
+    let silences = store
+        .active_silences(now_ms)
+        .await
+        .with_context(|| format!("cluster {cluster}: cannot read silences"))?;
+    let cycle = Cycle {
+        clusters: if complete(&result.snapshot) {
+            vec![cluster.clone()]
+        } else {
+            Vec::new()
+        },
+        findings: result.findings.clone(),
+    };
+    let outcome = alerting.evaluate(&alarms, &cycle, &silences, now_ms);
+    store
+        .apply_alarm_changes(&outcome.changes, now_ms)
+        .await
+        .with_context(|| format!("cluster {cluster}: cannot write alarm changes"))?;
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::Lifecycle;
+    use mqwatch_model::{
+        CollectorErrorRecord, GroupPosition, GroupRef, GroupStatus, LogRef, NodeRef, NodeStatus,
+        TrafficSample,
+    };
+    use mqwatch_stats::lifecycle::LifecycleMetrics;
+
+    fn node(role: NodeRole, name: &str, answered: bool) -> NodeStatus {
+        NodeStatus {
+            node: NodeRef::new(role, name),
+            registration: None,
+            expected: false,
+            answered,
+            error: None,
+            last_answer_ms: None,
+            replica_of: None,
+            store_max_offset: None,
+        }
+    }
+
+    fn result(snapshot: ClusterSnapshot) -> CycleResult {
+        CycleResult {
+            snapshot,
+            findings: Vec::new(),
+            lifecycle: Lifecycle {
+                metrics: LifecycleMetrics {
+                    longest_pending_startup: None,
+                    in_startup: 0,
+                    longest_pending_controlled_shutdown: None,
+                    in_controlled_shutdown: 0,
+                    fenced: 0,
+                    active: 0,
+                    registered: 0,
+                    degraded: false,
+                },
+                nodes: Vec::new(),
+            },
+            ledgers: None,
+        }
+    }
+
+    #[test]
+    fn a_cycle_is_complete_unless_the_cluster_could_not_be_read() {
+        let mut s = ClusterSnapshot::default();
+        assert!(complete(&s));
+        s.nodes = vec![node(NodeRole::NameServer, "ns1", false)];
+        assert!(!complete(&s), "no name server answered");
+        s.nodes.push(node(NodeRole::NameServer, "ns2", true));
+        assert!(complete(&s));
+        s.errors.push(CollectorErrorRecord {
+            node: Some(NodeRef::new(NodeRole::Broker, "broker-a:0")),
+            request: "GET_CONSUME_STATS (208)".into(),
+            error: "timeout".into(),
+        });
+        assert!(complete(&s), "one broker failing is still a complete look");
+        s.errors.push(CollectorErrorRecord {
+            node: None,
+            request: "connect".into(),
+            error: "refused".into(),
+        });
+        assert!(!complete(&s));
+    }
+
+    #[test]
+    fn series_rows_are_per_group_topic_and_node() {
+        let log = |q: i32| LogRef::Queue {
+            topic: "orders".into(),
+            broker: "broker-a".into(),
+            queue_id: q,
+        };
+        let broker = NodeRef::new(NodeRole::Broker, "broker-a:0");
+        let s = ClusterSnapshot {
+            cluster: "rmq".into(),
+            taken_at_ms: 120_500,
+            nodes: vec![node(NodeRole::Broker, "broker-a:0", true)],
+            groups: vec![GroupStatus {
+                group: GroupRef::new("g1"),
+                positions: [(0, 100, Some(40)), (1, 50, Some(50)), (2, 9, None)]
+                    .into_iter()
+                    .map(|(q, latest, committed)| GroupPosition {
+                        log: log(q),
+                        earliest: 0,
+                        latest,
+                        committed,
+                        oldest_unconsumed_age_ms: None,
+                        age_source: None,
+                    })
+                    .collect(),
+                ..Default::default()
+            }],
+            traffic: [
+                ("orders", None, 7),
+                ("orders", None, 5),
+                ("orders", Some("g1"), 3),
+            ]
+            .into_iter()
+            .map(|(t, g, n)| TrafficSample {
+                metric: TrafficMetric::ProduceMessages,
+                topic: Some(t.into()),
+                group: g.map(Into::into),
+                node: broker.clone(),
+                last_minute: n,
+                minute_avg: 0.0,
+            })
+            .collect(),
+            ..Default::default()
+        };
+        let rows: Vec<(String, String, f64)> = series_points(&result(s))
+            .into_iter()
+            .map(|p| {
+                assert_eq!((p.cluster.as_str(), p.minute_ms), ("rmq", 120_500));
+                (p.metric, p.subject, p.value)
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                ("backlog".into(), "group g1".into(), 60.0),
+                ("produce_messages".into(), "topic orders".into(), 12.0),
+                ("node_up".into(), "broker broker-a:0".into(), 1.0),
+                ("findings".into(), String::new(), 0.0),
+            ]
+        );
+    }
+}

@@ -66,6 +66,21 @@ pub struct RocketMqCluster {
 }
 
 /// A port `p` such that `p`, `p - 2` (the broker's VIP channel) and `p + 1` are free.
+/// Waits for `peer` to accept connections on `addr`; on timeout the panic carries the peer's log.
+fn wait_for_peer(peer: &PeerProcess, addr: &str) {
+    let deadline = std::time::Instant::now() + START;
+    while std::time::Instant::now() < deadline {
+        if std::net::TcpStream::connect(addr).is_ok() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!(
+        "timed out after {START:?} waiting for {addr} to accept connections; its log:\n{}",
+        peer.log_tail(400_000)
+    );
+}
+
 fn broker_port() -> u16 {
     poll_until("a free broker port triple", Duration::from_secs(10), || {
         let p = free_port();
@@ -103,7 +118,7 @@ impl RocketMqCluster {
         cmd.env("HOME", &home).current_dir(&home);
         let namesrv = PeerProcess::spawn("namesrv", cmd, dir.path());
         let namesrv_addr = format!("127.0.0.1:{port}");
-        wait_for_port(&namesrv_addr, START);
+        wait_for_peer(&namesrv, &namesrv_addr);
         let mut cluster = RocketMqCluster {
             cluster_name: "MqwatchTestCluster".into(),
             namesrv_addr,
@@ -147,7 +162,7 @@ impl RocketMqCluster {
             .current_dir(&home);
         let process = PeerProcess::spawn(&label, cmd, self.dir.path());
         let addr = format!("127.0.0.1:{port}");
-        wait_for_port(&addr, START);
+        wait_for_peer(&process, &addr);
         self.brokers.push(Broker {
             spec,
             addr,

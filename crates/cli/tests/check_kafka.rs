@@ -1,0 +1,128 @@
+//! `mqwatch check --kafka` end to end: the real `mqwatch` binary against a REAL tansu 0.6.0 broker (sqlite storage,
+//! started by mqwatch-testkit on a free port, stopped by PID), with records produced and offsets committed by
+//! mqwatch's own Kafka client. Asserts the JSON a script would read: the partitions' offsets, the group's lag, and
+//! tansu's known-broken DescribeGroups as a `collector_error` while the cycle goes on.
+//!
+//! Skips (saying so) only when the tansu binary is not installed; `scripts/test` installs it.
+
+use bytes::Bytes;
+use mqwatch_kafka::client::{ClientConfig, KafkaClient, KafkaError};
+use mqwatch_testkit::tansu::{self, Tansu};
+use serde_json::Value;
+use std::future::Future;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Retries `op` until it succeeds or `deadline` passes (a fresh topic may not take writes at once).
+async fn until_ok<T, F: Future<Output = Result<T, KafkaError>>>(
+    what: &str,
+    deadline: Duration,
+    mut op: impl FnMut() -> F,
+) -> T {
+    let start = Instant::now();
+    loop {
+        match op().await {
+            Ok(v) => return v,
+            Err(e) if start.elapsed() < deadline => {
+                eprintln!("{what}: {e}; retrying");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("{what}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn check_kafka_reports_offsets_lag_and_the_broken_api() {
+    if tansu::binary().is_none() {
+        eprintln!(
+            "SKIPPED: tansu {} is not installed at {} (./scripts/test installs it)",
+            tansu::VERSION,
+            tansu::binary_path().display()
+        );
+        return;
+    }
+    let broker = Tansu::start();
+    let addr = broker.addr.clone();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let client = KafkaClient::new(ClientConfig::default());
+        let long = Duration::from_secs(20);
+        until_ok("create topic", long, || {
+            client.create_topic(&addr, "orders", 2, 1)
+        })
+        .await;
+        let records: Vec<Bytes> = (0..5).map(|i| Bytes::from(format!("r{i}"))).collect();
+        until_ok("produce", long, || {
+            client.produce(&addr, "orders", 0, &records, 1_700_000_000_000)
+        })
+        .await;
+        let coordinator =
+            until_ok("coordinator", long, || client.find_coordinator(&addr, "g1")).await;
+        let commits = [("orders".to_string(), 0, 2)];
+        until_ok("commit", long, || {
+            client.commit_offsets(&coordinator, "g1", &commits)
+        })
+        .await;
+    });
+
+    let state = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mqwatch"))
+        .args(["check", "--kafka", &addr, "--json", "--state-dir"])
+        .arg(state.path())
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(out.status.code(), Some(1), "warnings only: {doc:#}");
+    let c = &doc["clusters"][0];
+    assert_eq!(c["snapshot"]["engine"], "kafka");
+    let logs = c["snapshot"]["logs"].as_array().unwrap();
+    let p0 = logs
+        .iter()
+        .find(|l| l["log"]["topic"] == "orders" && l["log"]["partition"] == 0)
+        .unwrap_or_else(|| panic!("orders-0 missing: {doc:#}"));
+    assert_eq!(
+        (p0["earliest"].as_i64(), p0["latest"].as_i64()),
+        (Some(0), Some(5))
+    );
+    let g1 = c["snapshot"]["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["group"]["name"] == "g1")
+        .unwrap_or_else(|| panic!("g1 missing: {doc:#}"));
+    let pos = g1["positions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["log"]["partition"] == 0)
+        .unwrap();
+    assert_eq!(
+        (pos["committed"].as_i64(), pos["latest"].as_i64()),
+        (Some(2), Some(5))
+    );
+    let findings = c["findings"].as_array().unwrap();
+    let error = findings
+        .iter()
+        .find(|f| f["kind"] == "collector_error")
+        .unwrap_or_else(|| panic!("tansu's DescribeGroups should be a collector_error: {doc:#}"));
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("DescribeGroups"),
+        "{error}"
+    );
+    // One broker: every partition has one replica, below the default factor of 2.
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["kind"] == "replication_factor_low"),
+        "{doc:#}"
+    );
+}

@@ -170,13 +170,21 @@ fn tansu_offsets_commits_and_lag_are_exact() {
             ]
         );
 
-        // tansu 0.6 on sqlite fails DescribeGroups: reported, and nothing else is.
+        // tansu 0.6 on sqlite closes the connection on DescribeGroups, and (seen here) on DescribeConfigs of a
+        // topic with configuration keys: both reported, nothing else is, and the cycle went on.
+        let failed: Vec<&str> = s.errors.iter().map(|e| e.request.as_str()).collect();
         assert!(
-            s.errors.iter().all(|e| e.request.starts_with("DescribeGroups (15)")),
+            failed
+                .iter()
+                .all(|r| r.starts_with("DescribeGroups (15)") || r.starts_with("DescribeConfigs (32)")),
             "{:#?}",
             s.errors
         );
-        assert!(!s.errors.is_empty(), "DescribeGroups was expected to fail on tansu/sqlite");
+        assert!(
+            failed.iter().any(|r| r.starts_with("DescribeGroups (15)")),
+            "DescribeGroups was expected to fail on tansu/sqlite: {:#?}",
+            s.errors
+        );
     });
     broker.process.stop(Duration::from_secs(5));
 }

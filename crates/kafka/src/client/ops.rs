@@ -279,7 +279,7 @@ impl KafkaClient {
         max_bytes: i32,
     ) -> Result<Option<FetchedRecord>, KafkaError> {
         let (version, r) = self
-            .send::<FetchRequest>(addr, Some(12), |_| {
+            .send::<FetchRequest>(addr, Some(11), |_| {
                 FetchRequest::default()
                     .with_replica_id(BrokerId(-1))
                     .with_max_wait_ms(0)

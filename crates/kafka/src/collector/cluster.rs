@@ -81,7 +81,7 @@ pub(crate) async fn min_insync_replicas(
     let mut out = BTreeMap::new();
     for chunk in topics.chunks(BATCH) {
         let answer = client
-            .send::<DescribeConfigsRequest>(addr, None, |_| {
+            .send::<DescribeConfigsRequest>(addr, Some(2), |_| {
                 DescribeConfigsRequest::default().with_resources(
                     chunk
                         .iter()

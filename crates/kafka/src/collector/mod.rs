@@ -138,12 +138,14 @@ pub async fn collect(
         .filter(|n| n.answered && n.registration == Some(ObservedNodeState::Active))
         .filter_map(|n| n.node.addr.clone())
         .collect();
-    // Offsets, topic configs and groups need nothing of each other: read together.
-    let (ranges, min_isr, mut found) = tokio::join!(
+    // Offsets and groups need nothing of each other: read together.
+    let (ranges, mut found) = tokio::join!(
         offsets::collect(client, &cycle, &meta, target.concurrency),
-        cluster::min_insync_replicas(client, &cycle, &meta.answered_by, &topics),
         groups::read(client, &cycle, &coordinators, target.concurrency),
     );
+    // Asked after those: some servers (tansu 0.6) reset the connection on DescribeConfigs, which would take the
+    // requests in flight beside it down too.
+    let min_isr = cluster::min_insync_replicas(client, &cycle, &meta.answered_by, &topics).await;
     groups::describe_all(client, &cycle, &mut found, target.concurrency).await;
     let mut groups = groups::statuses(found, &meta, &ranges);
     memory.sample(&ranges, now_ms);

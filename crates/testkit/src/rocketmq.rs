@@ -3,7 +3,7 @@
 //! private temp dir, each stopped by its PID.
 
 use crate::process::PeerProcess;
-use crate::{free_port, peer_dir, poll_until, wait_for_port};
+use crate::{free_port, peer_dir, poll_until};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -6,31 +6,12 @@
 //! Skips (saying so) only when the tansu binary is not installed; `scripts/test` installs it.
 
 use bytes::Bytes;
-use mqwatch_kafka::client::{ClientConfig, KafkaClient, KafkaError};
+use mqwatch_kafka::client::{ClientConfig, KafkaClient};
+use mqwatch_testkit::retry_until_ok;
 use mqwatch_testkit::tansu::{self, Tansu};
 use serde_json::Value;
-use std::future::Future;
 use std::process::Command;
-use std::time::{Duration, Instant};
-
-/// Retries `op` until it succeeds or `deadline` passes (a fresh topic may not take writes at once).
-async fn until_ok<T, F: Future<Output = Result<T, KafkaError>>>(
-    what: &str,
-    deadline: Duration,
-    mut op: impl FnMut() -> F,
-) -> T {
-    let start = Instant::now();
-    loop {
-        match op().await {
-            Ok(v) => return v,
-            Err(e) if start.elapsed() < deadline => {
-                eprintln!("{what}: {e}; retrying");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            Err(e) => panic!("{what}: {e}"),
-        }
-    }
-}
+use std::time::Duration;
 
 #[test]
 fn check_kafka_reports_offsets_lag_and_the_broken_api() {
@@ -52,19 +33,19 @@ fn check_kafka_reports_offsets_lag_and_the_broken_api() {
     rt.block_on(async {
         let client = KafkaClient::new(ClientConfig::default());
         let long = Duration::from_secs(20);
-        until_ok("create topic", long, || {
+        retry_until_ok("create topic", long, || {
             client.create_topic(&addr, "orders", 2, 1)
         })
         .await;
         let records: Vec<Bytes> = (0..5).map(|i| Bytes::from(format!("r{i}"))).collect();
-        until_ok("produce", long, || {
+        retry_until_ok("produce", long, || {
             client.produce(&addr, "orders", 0, &records, 1_700_000_000_000)
         })
         .await;
         let coordinator =
-            until_ok("coordinator", long, || client.find_coordinator(&addr, "g1")).await;
+            retry_until_ok("coordinator", long, || client.find_coordinator(&addr, "g1")).await;
         let commits = [("orders".to_string(), 0, 2)];
-        until_ok("commit", long, || {
+        retry_until_ok("commit", long, || {
             client.commit_offsets(&coordinator, "g1", &commits)
         })
         .await;

@@ -6,36 +6,17 @@
 //! Skips (saying so) only when the tansu binary is not installed; `scripts/test` installs it.
 
 use bytes::Bytes;
-use mqwatch_kafka::client::{ClientConfig, KafkaClient, KafkaError};
+use mqwatch_kafka::client::{ClientConfig, KafkaClient};
 use mqwatch_kafka::collector::{LagMemory, Target, collect};
 use mqwatch_model::{AgeSource, Engine, LogRef, ObservedNodeState};
+use mqwatch_testkit::retry_until_ok;
 use mqwatch_testkit::tansu::{self, Tansu};
-use std::future::Future;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn log(topic: &str, partition: i32) -> LogRef {
     LogRef::Partition {
         topic: topic.into(),
         partition,
-    }
-}
-
-/// Retries `op` until it succeeds or `deadline` passes (a freshly created topic may not take writes at once).
-async fn until_ok<T, F: Future<Output = Result<T, KafkaError>>>(
-    what: &str,
-    deadline: Duration,
-    mut op: impl FnMut() -> F,
-) -> T {
-    let start = Instant::now();
-    loop {
-        match op().await {
-            Ok(v) => return v,
-            Err(e) if start.elapsed() < deadline => {
-                eprintln!("{what}: {e}; retrying");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            Err(e) => panic!("{what}: {e}"),
-        }
     }
 }
 
@@ -59,7 +40,7 @@ fn tansu_offsets_commits_and_lag_are_exact() {
         let addr = broker.addr.clone();
         let client = KafkaClient::new(ClientConfig::default());
         for (topic, partitions) in [("orders", 3), ("events", 1)] {
-            until_ok("create topic", Duration::from_secs(20), || {
+            retry_until_ok("create topic", Duration::from_secs(20), || {
                 client.create_topic(&addr, topic, partitions, 1)
             })
             .await;
@@ -73,27 +54,27 @@ fn tansu_offsets_commits_and_lag_are_exact() {
             .as_millis() as i64;
         for (topic, partition, n) in [("orders", 0, 5), ("orders", 1, 3), ("events", 0, 4)] {
             let records = values(n);
-            let batch = until_ok("produce", Duration::from_secs(20), || {
+            let batch = retry_until_ok("produce", Duration::from_secs(20), || {
                 client.produce(&addr, topic, partition, &records, now - 60_000)
             })
             .await;
             assert_eq!(batch.base_offset, 0, "{topic}-{partition}");
         }
-        let coordinator = until_ok("find coordinator", Duration::from_secs(20), || {
+        let coordinator = retry_until_ok("find coordinator", Duration::from_secs(20), || {
             client.find_coordinator(&addr, "g1")
         })
         .await;
         let g1 = [("orders".to_string(), 0, 2), ("orders".to_string(), 1, 3)];
-        until_ok("commit g1", Duration::from_secs(20), || {
+        retry_until_ok("commit g1", Duration::from_secs(20), || {
             client.commit_offsets(&coordinator, "g1", &g1)
         })
         .await;
-        let coordinator = until_ok("find coordinator", Duration::from_secs(20), || {
+        let coordinator = retry_until_ok("find coordinator", Duration::from_secs(20), || {
             client.find_coordinator(&addr, "g2")
         })
         .await;
         let g2 = [("events".to_string(), 0, 4)];
-        until_ok("commit g2", Duration::from_secs(20), || {
+        retry_until_ok("commit g2", Duration::from_secs(20), || {
             client.commit_offsets(&coordinator, "g2", &g2)
         })
         .await;

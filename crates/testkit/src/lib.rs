@@ -70,6 +70,26 @@ pub fn wait_for_port(addr: &str, deadline: Duration) {
     });
 }
 
+/// Retries the async `op` until it succeeds, every 50 ms, or panics after `deadline` naming `what` and the last
+/// error (a peer that just created something may not serve it at once).
+pub async fn retry_until_ok<T, E, F>(what: &str, deadline: Duration, mut op: impl FnMut() -> F) -> T
+where
+    E: std::fmt::Display,
+    F: std::future::Future<Output = Result<T, E>>,
+{
+    let start = std::time::Instant::now();
+    loop {
+        match op().await {
+            Ok(v) => return v,
+            Err(e) if start.elapsed() < deadline => {
+                eprintln!("{what}: {e}; retrying");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("{what}: still failing after {deadline:?}: {e}"),
+        }
+    }
+}
+
 /// Directory of an installed peer, e.g. `peer_dir("rocketmq", "1.0.0")`. Panics with the fix when missing.
 pub fn peer_dir(name: &str, version: &str) -> PathBuf {
     let root = std::env::var_os("MQWATCH_PEERS")

@@ -7,31 +7,10 @@ use mqwatch_bookkeeper::metadata::{DigestType, LedgerMetadata, LedgerState, Segm
 use mqwatch_bookkeeper::paths::{ledger_path, under_replication_path};
 use mqwatch_bookkeeper::underreplication::UnderReplicatedMark;
 use mqwatch_bookkeeper::zk::{MetadataReader, ZkError};
+use mqwatch_testkit::bookkeeper::put;
 use mqwatch_testkit::zookeeper::ZooKeeper;
 use std::time::Duration;
-use zookeeper_client::{Acls, Client, CreateMode, Error};
-
-async fn put(client: &Client, path: &str, data: &[u8], mode: CreateMode) {
-    let mut at = String::new();
-    let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-    for (i, part) in parts.iter().enumerate() {
-        at.push('/');
-        at.push_str(part);
-        let last = i + 1 == parts.len();
-        let (bytes, m) = if last {
-            (data, mode)
-        } else {
-            (&b""[..], CreateMode::Persistent)
-        };
-        match client
-            .create(&at, bytes, &m.with_acls(Acls::anyone_all()))
-            .await
-        {
-            Ok(_) | Err(Error::NodeExists) => {}
-            Err(e) => panic!("create {at}: {e}"),
-        }
-    }
-}
+use zookeeper_client::CreateMode;
 
 fn ledger(last: i64, ensembles: &[(i64, [&str; 3])]) -> LedgerMetadata {
     LedgerMetadata {

@@ -12,7 +12,7 @@
 
 mod api;
 mod metrics;
-mod record;
+pub(crate) mod record;
 
 use crate::config::{ClusterConfig, Config};
 use crate::run::{CycleResult, cycle, now_ms};
@@ -296,6 +296,7 @@ async fn clusters(State(shared): State<Shared>) -> impl IntoResponse {
                 "cycle_ms": r.snapshot.cycle_ms,
                 "findings": r.findings.len(),
                 "worst": Finding::worst(&r.findings),
+                "simulated": crate::demo::is_simulated(&r.snapshot.cluster),
             })
         })
         .collect();

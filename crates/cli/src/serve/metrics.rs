@@ -365,6 +365,95 @@ mod tests {
     use mqwatch_stats::lifecycle::LifecycleMetrics;
 
     #[test]
+    fn partition_detail_is_opt_in() {
+        use mqwatch_model::{GroupPosition, GroupRef, GroupStatus, LogStatus};
+        let queue = LogRef::Queue {
+            topic: "orders".into(),
+            broker: "broker-a".into(),
+            queue_id: 3,
+        };
+        let partition = LogRef::Partition {
+            topic: "events".into(),
+            partition: 7,
+        };
+        let snapshot = ClusterSnapshot {
+            cluster: "c".into(),
+            logs: vec![
+                LogStatus {
+                    log: queue.clone(),
+                    earliest: 10,
+                    latest: 110,
+                },
+                LogStatus {
+                    log: partition.clone(),
+                    earliest: 0,
+                    latest: 5,
+                },
+                LogStatus {
+                    log: LogRef::Ledger { id: 1 },
+                    earliest: 0,
+                    latest: 5,
+                },
+            ],
+            groups: vec![GroupStatus {
+                group: GroupRef::new("g1"),
+                positions: vec![GroupPosition {
+                    log: queue,
+                    earliest: 10,
+                    latest: 110,
+                    committed: Some(70),
+                    oldest_unconsumed_age_ms: None,
+                    age_source: None,
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let result = CycleResult {
+            snapshot,
+            findings: Vec::new(),
+            lifecycle: Lifecycle {
+                metrics: LifecycleMetrics {
+                    longest_pending_startup: None,
+                    in_startup: 0,
+                    longest_pending_controlled_shutdown: None,
+                    in_controlled_shutdown: 0,
+                    fenced: 0,
+                    active: 0,
+                    registered: 0,
+                    degraded: false,
+                },
+                nodes: Vec::new(),
+            },
+            ledgers: None,
+        };
+        let latest = BTreeMap::from([("c".to_string(), result)]);
+        let coarse = render(&latest, MetricsDetail::Group);
+        assert!(coarse.contains(r#"mqwatch_group_backlog_messages{cluster="c",group="g1"} 40"#));
+        assert!(!coarse.contains("partition="), "{coarse}");
+        let fine = render(&latest, MetricsDetail::Partition);
+        for line in [
+            r#"mqwatch_log_latest_offset{cluster="c",topic="orders",partition="3",broker="broker-a"} 110"#,
+            r#"mqwatch_log_retained_messages{cluster="c",topic="orders",partition="3",broker="broker-a"} 100"#,
+            r#"mqwatch_log_latest_offset{cluster="c",topic="events",partition="7"} 5"#,
+            r#"mqwatch_partition_backlog_messages{cluster="c",group="g1",topic="orders",partition="3",broker="broker-a"} 40"#,
+        ] {
+            assert!(fine.lines().any(|l| l == line), "{line} missing in\n{fine}");
+        }
+        assert_eq!(
+            fine.lines()
+                .filter(|l| l.starts_with("mqwatch_log_latest_offset{"))
+                .count(),
+            2,
+            "a ledger is not a partition: {fine}"
+        );
+        assert!(fine.starts_with(&coarse), "the detail only adds families");
+        let detail: MetricsDetail = serde_json::from_str("\"partition\"").unwrap();
+        assert_eq!(detail, MetricsDetail::Partition);
+        assert!(serde_json::from_str::<MetricsDetail>("\"queue\"").is_err());
+    }
+
+    #[test]
     fn renders_each_family_once_with_escaped_labels() {
         let snapshot = ClusterSnapshot {
             cluster: "a\"b".into(),

@@ -287,7 +287,7 @@ mod tests {
             300_000
         );
         let kinds: Vec<_> = c.channels.iter().map(|ch| ch.kind.as_str()).collect();
-        assert_eq!(kinds, ["webhook", "alertmanager", "log"]);
+        assert_eq!(kinds, ["webhook", "alertmanager", "email", "log"]);
     }
 
     #[test]

@@ -177,12 +177,29 @@ pub struct ChannelConfig {
     /// Email: the SMTP AUTH user (needs `password` or `password_file`, and `tls` other than `none`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub username: Option<String>,
-    /// Email: the SMTP AUTH password (never serialised back).
+    /// Email: the SMTP AUTH password (never serialised back, `***` in debug output).
     #[serde(default, skip_serializing)]
-    pub password: Option<String>,
+    pub password: Option<Secret>,
     /// Email: a file whose first line is the SMTP AUTH password, instead of `password`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub password_file: Option<std::path::PathBuf>,
+}
+
+/// A secret from config: shown as `***` in debug output.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("***")
+    }
+}
+
+impl From<&str> for Secret {
+    fn from(s: &str) -> Self {
+        Secret(s.to_string())
+    }
 }
 
 /// `tls` of an email channel.

@@ -73,7 +73,7 @@ fn parse(c: &ChannelConfig) -> Result<Parsed, String> {
             .collect::<Result<Vec<_>, _>>()?;
     let password = match (&c.password, &c.password_file) {
         (Some(_), Some(_)) => return Err("give password or password_file, not both".into()),
-        (Some(p), None) => Some(p.clone()),
+        (Some(p), None) => Some(p.0.clone()),
         (None, Some(path)) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| format!("password_file {}: {e}", path.display()))?;
@@ -240,6 +240,10 @@ mod tests {
         assert!(check(&c).unwrap_err().contains("needs password"));
         c.password = Some("p".into());
         assert!(check(&c).unwrap_err().contains("never sent in clear"));
+        assert!(
+            !format!("{c:?}").contains("\"p\""),
+            "the password is not shown"
+        );
         c.tls = SmtpTls::Starttls;
         assert!(check(&c).is_ok());
         c.password_file = Some("/nonexistent/pw".into());

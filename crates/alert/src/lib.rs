@@ -13,7 +13,7 @@ mod lifecycle;
 
 pub use alertmanager::{alert_of_alarm, alert_of_notification, rfc3339};
 pub use config::{
-    AlertConfig, ChannelConfig, ChannelConfigError, ChannelKind, KindPolicy, SmtpTls,
+    AlertConfig, ChannelConfig, ChannelConfigError, ChannelKind, KindPolicy, Secret, SmtpTls,
     validate_channels,
 };
 pub use deliver::{Deliverer, DeliveryReport};

@@ -44,6 +44,10 @@ pub struct ServerConfig {
     pub listen: String,
     /// Bearer token for write endpoints and client reports.
     pub token: Option<String>,
+    /// Bearer token for reads (`/api/…` GETs and `/metrics`; the write token also reads); none: reads are open.
+    pub read_token: Option<String>,
+    /// How fine `/metrics` goes: `group` (default, low cardinality) or `partition` (per partition / queue too).
+    pub metrics_detail: crate::serve::metrics::MetricsDetail,
 }
 
 impl Default for ServerConfig {
@@ -51,6 +55,8 @@ impl Default for ServerConfig {
         Self {
             listen: "127.0.0.1:8080".into(),
             token: None,
+            read_token: None,
+            metrics_detail: Default::default(),
         }
     }
 }
@@ -306,7 +312,7 @@ mod tests {
             300_000
         );
         let kinds: Vec<_> = c.channels.iter().map(|ch| ch.kind.as_str()).collect();
-        assert_eq!(kinds, ["webhook", "alertmanager", "log"]);
+        assert_eq!(kinds, ["webhook", "alertmanager", "email", "log"]);
     }
 
     #[test]

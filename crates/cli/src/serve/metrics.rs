@@ -276,6 +276,7 @@ mod tests {
                 nodes: Vec::new(),
             },
             ledgers: None,
+            lag_status: Vec::new(),
         };
         let text = render(&BTreeMap::from([("a\"b".to_string(), result)]));
         for line in [

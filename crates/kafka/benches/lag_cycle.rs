@@ -34,8 +34,17 @@ fn benchmarking() -> bool {
     std::env::args().any(|a| a == "--bench")
 }
 
-/// (topics, partitions per topic, groups).
+/// (topics, partitions per topic, groups); `MQWATCH_LAG_BENCH_ESTATE=topics,partitions,groups` overrides.
 fn estate() -> (usize, i32, usize) {
+    if let Some(v) = std::env::var("MQWATCH_LAG_BENCH_ESTATE")
+        .ok()
+        .and_then(|v| {
+            let n: Vec<usize> = v.split(',').filter_map(|x| x.trim().parse().ok()).collect();
+            (n.len() == 3).then(|| (n[0], n[1] as i32, n[2]))
+        })
+    {
+        return v;
+    }
     if benchmarking() {
         (100, 20, 200)
     } else {
@@ -53,7 +62,9 @@ fn rss_peak_kib() -> u64 {
 }
 
 fn venv_python() -> PathBuf {
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
     home.join(".cache/mqwatch/venv/bin/python")
 }
 
@@ -181,7 +192,10 @@ fn make_estate(addr: &str) -> BTreeMap<String, i64> {
             })
             .await;
         }
-        eprintln!("topics: {topics} x {partitions} created in {:?}", started.elapsed());
+        eprintln!(
+            "topics: {topics} x {partitions} created in {:?}",
+            started.elapsed()
+        );
         let produce = (0..topics).flat_map(|t| (0..partitions).map(move |p| (t, p)));
         let client = &client;
         futures::stream::iter(produce)
@@ -206,9 +220,10 @@ fn make_estate(addr: &str) -> BTreeMap<String, i64> {
             let offsets: Vec<(String, i32, i64)> = (0..partitions)
                 .map(|p| (topic.clone(), p, (3 + p as i64 % 5) - behind))
                 .collect();
-            let coordinator =
-                retry_until_ok("coordinator", long, || client.find_coordinator(addr, &group))
-                    .await;
+            let coordinator = retry_until_ok("coordinator", long, || {
+                client.find_coordinator(addr, &group)
+            })
+            .await;
             retry_until_ok("commit", long, || {
                 client.commit_offsets(&coordinator, &group, &offsets)
             })
@@ -293,7 +308,10 @@ fn lag_cycle(c: &mut Criterion) {
         topics * partitions as usize,
         tansu::VERSION
     );
-    for (name, rss) in [("mqwatch", mq_rss), ("baseline (confluent-kafka/librdkafka script)", base_rss)] {
+    for (name, rss) in [
+        ("mqwatch", mq_rss),
+        ("baseline (confluent-kafka/librdkafka script)", base_rss),
+    ] {
         eprintln!(
             "  {name}: cold one-shot median {:.3} s (spawn to first picture), steady cycle median {:.4} s \
              (as the side measured it), peak RSS {} KiB",

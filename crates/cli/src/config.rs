@@ -275,6 +275,12 @@ impl Config {
                 bail!("{at}: root {root:?} must be an absolute znode path");
             }
         }
+        if self.thresholds.lag_status.window < 2 {
+            bail!(
+                "thresholds.lag_status.window: {} is too small (a window needs at least 2 samples)",
+                self.thresholds.lag_status.window
+            );
+        }
         mqwatch_alert::validate_channels(&self.channels)?;
         if let Some(url) = &self.store.url {
             url.parse::<mqwatch_store::StoreUrl>()
@@ -313,6 +319,24 @@ mod tests {
         );
         let kinds: Vec<_> = c.channels.iter().map(|ch| ch.kind.as_str()).collect();
         assert_eq!(kinds, ["webhook", "alertmanager", "email", "log"]);
+    }
+
+    #[test]
+    fn lag_status_and_replication_grace_are_read_and_checked() {
+        let c = Config::parse(
+            "[thresholds.lag_status]\nwindow = 6\nmin_span = \"2m\"\nallowed_lag = 5\n\
+             [thresholds.replication]\nstuck_after = \"30m\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.thresholds.lag_status.window, 6);
+        assert_eq!(c.thresholds.lag_status.min_span, Span::from_secs(120));
+        assert_eq!(c.thresholds.lag_status.allowed_lag, 5);
+        assert_eq!(c.thresholds.replication.stuck_after, Span::from_secs(1800));
+        assert_eq!(c.thresholds.replication.min_factor, 2);
+        let e = Config::parse("[thresholds.lag_status]\nwindow = 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("thresholds.lag_status.window"), "{e}");
     }
 
     #[test]

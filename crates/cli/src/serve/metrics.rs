@@ -501,6 +501,7 @@ mod tests {
                 nodes: Vec::new(),
             },
             ledgers: None,
+            lag_status: Vec::new(),
         };
         let text = render(
             &BTreeMap::from([("a\"b".to_string(), result)]),

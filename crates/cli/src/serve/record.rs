@@ -158,6 +158,7 @@ mod tests {
                 nodes: Vec::new(),
             },
             ledgers: None,
+            lag_status: Vec::new(),
         }
     }
 

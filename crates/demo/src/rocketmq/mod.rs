@@ -144,8 +144,9 @@ impl RocketmqSim {
                 Some(c) if blocked && name == BLOCKED_GROUP => c.2.clone(),
                 _ => Vec::new(),
             };
-            g.consumer
-                .step(flow, rate, t, dt, |i| stopped_all || held.contains(&i));
+            g.consumer.step(seed, flow, rate, t, dt, |i| {
+                stopped_all || held.contains(&i)
+            });
             g.retries += rate * dt as f64 / 1000.0 * 2e-5;
         }
     }

@@ -103,6 +103,7 @@ fn estate() -> BTreeMap<String, CycleResult> {
             nodes: Vec::new(),
         },
         ledgers: None,
+        lag_status: Vec::new(),
     };
     BTreeMap::from([("big".to_string(), result)])
 }

@@ -426,6 +426,7 @@ mod tests {
                 nodes: Vec::new(),
             },
             ledgers: None,
+            lag_status: Vec::new(),
         };
         let latest = BTreeMap::from([("c".to_string(), result)]);
         let coarse = render(&latest, MetricsDetail::Group);

@@ -44,6 +44,10 @@ pub struct ServerConfig {
     pub listen: String,
     /// Bearer token for write endpoints and client reports.
     pub token: Option<String>,
+    /// Bearer token for reads (`/api/…` GETs and `/metrics`; the write token also reads); none: reads are open.
+    pub read_token: Option<String>,
+    /// How fine `/metrics` goes: `group` (default, low cardinality) or `partition` (per partition / queue too).
+    pub metrics_detail: crate::serve::metrics::MetricsDetail,
 }
 
 impl Default for ServerConfig {
@@ -51,6 +55,8 @@ impl Default for ServerConfig {
         Self {
             listen: "127.0.0.1:8080".into(),
             token: None,
+            read_token: None,
+            metrics_detail: Default::default(),
         }
     }
 }
@@ -113,6 +119,21 @@ pub struct ClusterConfig {
     /// BookKeeper: bookie id → rack, over the cluster's own `/bookies` map.
     #[serde(default)]
     pub racks: std::collections::BTreeMap<String, String>,
+    /// Where observations come from: `network` (default, the engine's collector) or `simulated` (`mqwatch demo`'s
+    /// simulated cluster of this engine; no addresses needed).
+    #[serde(default)]
+    pub source: Source,
+}
+
+/// Where a cluster's observations come from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// The engine's collector, over the network.
+    #[default]
+    Network,
+    /// The built-in simulated estate ([`crate::demo`]).
+    Simulated,
 }
 
 fn default_interval() -> Span {
@@ -157,6 +178,15 @@ impl ClusterConfig {
             metadata_concurrency: default_metadata_concurrency(),
             ledger_concurrency: default_ledger_concurrency(),
             racks: Default::default(),
+            source: Source::Network,
+        }
+    }
+
+    /// A simulated cluster of `engine` named `name`, as `mqwatch demo` builds it.
+    pub fn simulated(name: &str, engine: Engine) -> Self {
+        ClusterConfig {
+            source: Source::Simulated,
+            ..Self::with_defaults(name.to_string(), engine)
         }
     }
 
@@ -216,6 +246,7 @@ impl Config {
                 bail!("{at}: name is used by another cluster");
             }
             match c.engine {
+                _ if c.source == Source::Simulated => {}
                 Engine::Rocketmq if c.name_servers.is_empty() => {
                     bail!("{at}: engine rocketmq needs name_servers")
                 }
@@ -243,6 +274,12 @@ impl Config {
             {
                 bail!("{at}: root {root:?} must be an absolute znode path");
             }
+        }
+        if self.thresholds.lag_status.window < 2 {
+            bail!(
+                "thresholds.lag_status.window: {} is too small (a window needs at least 2 samples)",
+                self.thresholds.lag_status.window
+            );
         }
         mqwatch_alert::validate_channels(&self.channels)?;
         if let Some(url) = &self.store.url {
@@ -281,7 +318,25 @@ mod tests {
             300_000
         );
         let kinds: Vec<_> = c.channels.iter().map(|ch| ch.kind.as_str()).collect();
-        assert_eq!(kinds, ["webhook", "alertmanager", "log"]);
+        assert_eq!(kinds, ["webhook", "alertmanager", "email", "log"]);
+    }
+
+    #[test]
+    fn lag_status_and_replication_grace_are_read_and_checked() {
+        let c = Config::parse(
+            "[thresholds.lag_status]\nwindow = 6\nmin_span = \"2m\"\nallowed_lag = 5\n\
+             [thresholds.replication]\nstuck_after = \"30m\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.thresholds.lag_status.window, 6);
+        assert_eq!(c.thresholds.lag_status.min_span, Span::from_secs(120));
+        assert_eq!(c.thresholds.lag_status.allowed_lag, 5);
+        assert_eq!(c.thresholds.replication.stuck_after, Span::from_secs(1800));
+        assert_eq!(c.thresholds.replication.min_factor, 2);
+        let e = Config::parse("[thresholds.lag_status]\nwindow = 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("thresholds.lag_status.window"), "{e}");
     }
 
     #[test]

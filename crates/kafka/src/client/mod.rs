@@ -202,13 +202,21 @@ fn pick<R: Request>(
     cap: Option<i16>,
 ) -> Result<i16, KafkaError> {
     versions
-        .pick(R::KEY, capped(R::VERSIONS, cap))
+        .pick(R::KEY, ours::<R>(cap))
         .map_err(|(ours, theirs)| KafkaError {
             broker: addr.to_string(),
             api: Api(R::KEY),
             version: None,
             kind: ErrorKind::Unsupported { ours, theirs },
         })
+}
+
+/// The versions of `R` mqwatch sends: kafka-protocol's range, within what the response guard covers
+/// ([`crate::guard::versions`]; an API it does not cover has none), lowered to `cap` when given.
+pub fn ours<R: Request>(cap: Option<i16>) -> kafka_protocol::protocol::VersionRange {
+    let covered = crate::guard::versions(R::KEY)
+        .unwrap_or(kafka_protocol::protocol::VersionRange { min: 0, max: -1 });
+    capped(R::VERSIONS.intersect(&covered), cap)
 }
 
 /// A Kafka error code as a [`KafkaError`] of `R` sent to `addr` in `version`, or `Ok` for code 0.

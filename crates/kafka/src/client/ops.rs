@@ -17,7 +17,7 @@ use kafka_protocol::messages::{
 };
 use kafka_protocol::protocol::{Request, StrBytes};
 use kafka_protocol::records::{
-    Compression, Record, RecordBatchDecoder, RecordBatchEncoder, RecordEncodeOptions, TimestampType,
+    Compression, Record, RecordBatchEncoder, RecordEncodeOptions, TimestampType,
 };
 use std::collections::BTreeMap;
 
@@ -306,27 +306,22 @@ impl KafkaClient {
             return Ok(None);
         };
         check_code::<FetchRequest>(addr, version, p.error_code, about)?;
-        let Some(mut records) = p.records else {
+        let Some(records) = p.records else {
             return Ok(None);
         };
-        // The last batch may be cut short by max_bytes: read batches until one does not decode.
-        while !records.is_empty() {
-            let Ok(set) = RecordBatchDecoder::decode(&mut records) else {
-                break;
-            };
-            if let Some(rec) = set
-                .records
-                .iter()
-                .find(|r| r.offset >= offset && !r.control)
-            {
-                return Ok(Some(FetchedRecord {
-                    offset: rec.offset,
-                    timestamp_ms: rec.timestamp,
-                    log_append_time: rec.timestamp_type == TimestampType::LogAppend,
-                }));
-            }
-        }
-        Ok(None)
+        // mqwatch's own bounded reader (see guard::records), never kafka-protocol's record decoder.
+        let found = crate::guard::records::first_at_or_after(&records, offset).map_err(|e| {
+            error_of::<FetchRequest>(
+                addr,
+                version,
+                ErrorKind::Decode(format!("partition {topic}-{partition}: {e}")),
+            )
+        })?;
+        Ok(found.map(|r| FetchedRecord {
+            offset: r.offset,
+            timestamp_ms: r.timestamp_ms,
+            log_append_time: r.log_append_time,
+        }))
     }
 
     /// Creates `topic` with `partitions` partitions of `replication` copies, asked of `addr` (the controller or

@@ -10,12 +10,8 @@ use super::cycle::{Cycle, bounded};
 use super::metadata::Metadata;
 use super::offsets::Ranges;
 use crate::client::{KafkaClient, check_code};
-use bytes::Buf;
-use kafka_protocol::messages::{
-    ConsumerProtocolAssignment, ConsumerProtocolSubscription, DescribeGroupsRequest, GroupId,
-    ListGroupsRequest,
-};
-use kafka_protocol::protocol::{Decodable, StrBytes};
+use kafka_protocol::messages::{DescribeGroupsRequest, GroupId, ListGroupsRequest};
+use kafka_protocol::protocol::StrBytes;
 use mqwatch_model::{ClientStatus, GroupPosition, GroupRef, GroupStatus, LogRef, MessageModel};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -199,16 +195,13 @@ async fn describe(
             .into_iter()
             .map(|m| {
                 let mut subscriptions = BTreeMap::new();
-                if let Some(sub) =
-                    decode_versioned::<ConsumerProtocolSubscription>(m.member_metadata)
-                {
+                if let Some(sub) = crate::guard::subscription(&m.member_metadata) {
                     for t in sub.topics {
                         topics.insert(t.to_string());
                         subscriptions.insert(t.to_string(), String::new());
                     }
                 }
-                if let Some(a) = decode_versioned::<ConsumerProtocolAssignment>(m.member_assignment)
-                {
+                if let Some(a) = crate::guard::assignment(&m.member_assignment) {
                     for tp in a.assigned_partitions {
                         topics.insert(tp.topic.0.to_string());
                     }
@@ -225,16 +218,6 @@ async fn describe(
         out.push((name, members, topics));
     }
     out
-}
-
-/// A consumer-protocol blob: a version (i16) and the message in that version. `None` when it is empty or not one
-/// (a group of another protocol type).
-fn decode_versioned<T: Decodable>(mut bytes: bytes::Bytes) -> Option<T> {
-    if bytes.remaining() < 2 {
-        return None;
-    }
-    let version = bytes.get_i16();
-    T::decode(&mut bytes, version).ok()
 }
 
 fn status(name: String, s: Seen, meta: &Metadata, ranges: &Ranges) -> GroupStatus {

@@ -12,6 +12,7 @@
 mod cluster;
 mod cycle;
 mod groups;
+mod kip848;
 mod metadata;
 mod offsets;
 mod timelag;

@@ -93,6 +93,19 @@ pub fn versions(api_key: i16) -> Option<VersionRange> {
     })
 }
 
+/// Every API whose responses the guard covers, with its versions.
+pub fn apis() -> impl Iterator<Item = (i16, VersionRange)> {
+    RESPONSES.iter().filter_map(|m| {
+        Some((
+            m.api_key?,
+            VersionRange {
+                min: m.min,
+                max: m.max,
+            },
+        ))
+    })
+}
+
 /// Checks a response body (after its header) of `api_key` in `version` before it is decoded.
 pub fn check_response(api_key: i16, version: i16, body: &[u8]) -> Result<(), GuardError> {
     let Some(m) = message(api_key) else {
@@ -143,8 +156,9 @@ fn blob<T: Decodable>(m: &Message, bytes: &Bytes) -> Option<T> {
 /// What mqwatch does with a response body of `api_key` in `version` (the fuzz target's entry): the guard, then
 /// kafka-protocol's decoder for that response, then the bytes inside it that mqwatch reads (a Fetch's record
 /// batches, a DescribeGroups member's subscription and assignment). `Err` says why it was refused.
-pub fn decode_any(api_key: i16, version: i16, body: Bytes) -> Result<(), String> {
+pub fn decode_any(api_key: i16, version: i16, body: &[u8]) -> Result<(), String> {
     use kafka_protocol::messages::*;
+    let body = Bytes::copy_from_slice(body);
     macro_rules! plain {
         ($t:ty) => {
             decode::<$t>(api_key, version, body).map(drop)

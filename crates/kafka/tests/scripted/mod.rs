@@ -1,7 +1,10 @@
 //! A scripted Kafka broker for tests: NOT a real server. It speaks the Kafka wire protocol exactly (requests and
 //! responses are kafka-protocol's own types, encoded and decoded by it) and answers from a fixed script: brokers,
 //! partitions with leader/replicas/ISR, offsets and committed offsets. Multi-broker states that tansu cannot show
-//! (a second broker that hangs, an ISR smaller than the replica set, a partition without a leader) come from here.
+//! (a second broker that hangs, an ISR smaller than the replica set, a partition without a leader, fenced
+//! brokers, KIP-848 consumer groups) come from here. A cluster's brokers can share one script that a test swaps
+//! between cycles ([`shared`], [`serve_shared`], [`set`]) to play changes: a leader moving, an ISR shrinking, a
+//! broker going away.
 
 #![allow(dead_code)]
 
@@ -36,6 +39,8 @@ pub struct Part {
     pub isr: Vec<i32>,
     pub earliest: i64,
     pub latest: i64,
+    /// Leader epoch Metadata reports (bumped by a leader move).
+    pub leader_epoch: i32,
 }
 
 /// What the scripted cluster holds.
@@ -60,6 +65,53 @@ pub struct Script {
     pub fenced: BTreeMap<i32, String>,
     /// Topic → min.insync.replicas, for DescribeConfigs.
     pub min_isr: BTreeMap<&'static str, i32>,
+    /// Highest ListGroups version offered (0: 4, no group types; 5 lists each group's type).
+    pub list_groups_max: i16,
+    /// Group → its type (`classic` when absent; `consumer` is a KIP-848 group).
+    pub group_types: BTreeMap<String, &'static str>,
+    /// Group → its members (DescribeGroups for classic groups, ConsumerGroupDescribe for `consumer` ones).
+    pub members: BTreeMap<String, Vec<Member>>,
+    /// Offer ConsumerGroupDescribe (API 69, Kafka 4.0).
+    pub kip848: bool,
+    /// Brokers that are gone: they close every connection on its next request.
+    pub gone: std::collections::BTreeSet<i32>,
+}
+
+/// A group member.
+#[derive(Debug, Clone)]
+pub struct Member {
+    pub client_id: &'static str,
+    pub host: &'static str,
+    pub subscribed: Vec<&'static str>,
+    pub assigned: Vec<(&'static str, Vec<i32>)>,
+}
+
+/// A script its brokers share and a test can replace.
+pub type Shared = Arc<std::sync::RwLock<Arc<Script>>>;
+
+/// `script` as a shared, replaceable script.
+pub fn shared(script: Script) -> Shared {
+    Arc::new(std::sync::RwLock::new(Arc::new(script)))
+}
+
+/// Replaces the shared script: every broker answers from `script` from its next request on.
+pub fn set(shared: &Shared, script: Script) {
+    *shared.write().unwrap() = Arc::new(script);
+}
+
+impl Script {
+    fn group_type(&self, g: &str) -> &'static str {
+        self.group_types.get(g).copied().unwrap_or("classic")
+    }
+
+    fn groups(&self) -> std::collections::BTreeSet<String> {
+        self.commits
+            .keys()
+            .chain(self.members.keys())
+            .chain(self.group_types.keys())
+            .cloned()
+            .collect()
+    }
 }
 
 /// A running scripted broker.
@@ -70,6 +122,14 @@ pub struct ScriptedBroker {
     pub seen: Arc<std::sync::Mutex<Vec<(i16, i16)>>>,
     pub connections: Arc<AtomicUsize>,
     task: tokio::task::JoinHandle<()>,
+}
+
+impl ScriptedBroker {
+    /// Stops accepting connections (the port refuses from now on; open connections stay until the script marks
+    /// the broker gone).
+    pub fn stop(&self) {
+        self.task.abort();
+    }
 }
 
 impl Drop for ScriptedBroker {
@@ -87,6 +147,11 @@ pub async fn listener() -> (TcpListener, String) {
 
 /// Serves broker `id` of `script` on `listener`.
 pub fn serve(id: i32, listener: TcpListener, script: Arc<Script>) -> ScriptedBroker {
+    serve_shared(id, listener, Arc::new(std::sync::RwLock::new(script)))
+}
+
+/// Serves broker `id` of the shared script on `listener`.
+pub fn serve_shared(id: i32, listener: TcpListener, script: Shared) -> ScriptedBroker {
     let addr = listener.local_addr().unwrap().to_string();
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let connections = Arc::new(AtomicUsize::new(0));
@@ -122,10 +187,14 @@ pub fn hang(listener: TcpListener) -> tokio::task::JoinHandle<()> {
 async fn connection(
     id: i32,
     mut stream: TcpStream,
-    script: Arc<Script>,
+    shared: Shared,
     seen: Arc<std::sync::Mutex<Vec<(i16, i16)>>>,
 ) {
     loop {
+        let script = shared.read().unwrap().clone();
+        if script.gone.contains(&id) {
+            return;
+        }
         let Ok(len) = stream.read_i32().await else {
             return;
         };
@@ -172,6 +241,14 @@ async fn connection(
                 encode(&describe_configs(&script, &r), version)
             }
             ApiKey::DescribeGroups if script.drop_describe_groups => return,
+            ApiKey::DescribeGroups => {
+                let r = DescribeGroupsRequest::decode(&mut frame, version).unwrap();
+                encode(&describe_groups(&script, &r), version)
+            }
+            ApiKey::ConsumerGroupDescribe if script.kip848 => {
+                let r = ConsumerGroupDescribeRequest::decode(&mut frame, version).unwrap();
+                encode(&consumer_group_describe(&script, &r), version)
+            }
             _ => return, // anything unscripted: hang up, as a broker that cannot parse it would
         };
         let mut out = BytesMut::new();
@@ -204,17 +281,27 @@ fn api_versions(script: &Script) -> ApiVersionsResponse {
         (ApiKey::ApiVersions, 0, 3),
         (ApiKey::Metadata, 0, 12),
         (ApiKey::ListOffsets, 0, 7),
-        (ApiKey::ListGroups, 0, 4),
+        (
+            ApiKey::ListGroups,
+            0,
+            if script.list_groups_max == 0 {
+                4
+            } else {
+                script.list_groups_max
+            },
+        ),
         (ApiKey::OffsetFetch, 0, script.offset_fetch_max.max(1)),
-        (ApiKey::DescribeGroups, 0, 5),
+        (ApiKey::DescribeGroups, 0, 6),
         (ApiKey::Fetch, 4, 12),
         (ApiKey::DescribeCluster, 0, 2),
         (ApiKey::DescribeConfigs, 1, 4),
+        (ApiKey::ConsumerGroupDescribe, 0, 1),
     ];
     let admin = [ApiKey::DescribeCluster, ApiKey::DescribeConfigs];
     ApiVersionsResponse::default().with_api_keys(
         keys.into_iter()
             .filter(|(k, _, _)| script.admin_apis || !admin.contains(k))
+            .filter(|(k, _, _)| script.kip848 || *k != ApiKey::ConsumerGroupDescribe)
             .map(|(k, min, max)| {
                 ApiVersion::default()
                     .with_api_key(k as i16)
@@ -253,7 +340,7 @@ fn metadata(script: &Script) -> MetadataResponse {
                             MetadataResponsePartition::default()
                                 .with_partition_index(p.index)
                                 .with_leader_id(BrokerId(p.leader))
-                                .with_leader_epoch(0)
+                                .with_leader_epoch(p.leader_epoch)
                                 .with_replica_nodes(
                                     p.replicas.iter().map(|r| BrokerId(*r)).collect(),
                                 )
@@ -309,12 +396,128 @@ fn list_offsets(id: i32, script: &Script, r: &ListOffsetsRequest) -> ListOffsets
 fn list_groups(script: &Script) -> ListGroupsResponse {
     ListGroupsResponse::default().with_groups(
         script
-            .commits
-            .keys()
+            .groups()
+            .iter()
             .map(|g| {
                 ListedGroup::default()
                     .with_group_id(GroupId(s(g)))
                     .with_protocol_type(s("consumer"))
+                    .with_group_type(s(script.group_type(g)))
+            })
+            .collect(),
+    )
+}
+
+/// Classic groups with their members (subscription and assignment blobs in consumer-protocol v1); KIP-848 groups
+/// answered as Kafka answers them: GROUP_ID_NOT_FOUND, "not a classic group".
+fn describe_groups(script: &Script, r: &DescribeGroupsRequest) -> DescribeGroupsResponse {
+    use kafka_protocol::messages::consumer_protocol_assignment::TopicPartition;
+    use kafka_protocol::messages::describe_groups_response::{
+        DescribedGroup, DescribedGroupMember,
+    };
+    let blob = |version: i16, m: &dyn Fn(&mut BytesMut)| {
+        let mut b = BytesMut::new();
+        b.put_i16(version);
+        m(&mut b);
+        b.freeze()
+    };
+    DescribeGroupsResponse::default().with_groups(
+        r.groups
+            .iter()
+            .map(|g| {
+                let name = g.0.as_str();
+                let base = DescribedGroup::default().with_group_id(g.clone());
+                if script.group_type(name) == "consumer" {
+                    return base.with_error_code(69).with_error_message(Some(s(&format!(
+                        "Group {name} is not a classic group."
+                    ))));
+                }
+                let members = script.members.get(name).cloned().unwrap_or_default();
+                base.with_group_state(s("Stable"))
+                    .with_protocol_type(s("consumer"))
+                    .with_protocol_data(s("range"))
+                    .with_members(
+                        members
+                            .iter()
+                            .enumerate()
+                            .map(|(i, m)| {
+                                let sub = ConsumerProtocolSubscription::default()
+                                    .with_topics(m.subscribed.iter().map(|t| s(t)).collect());
+                                let asg = ConsumerProtocolAssignment::default()
+                                    .with_assigned_partitions(
+                                        m.assigned
+                                            .iter()
+                                            .map(|(t, ps)| {
+                                                TopicPartition::default()
+                                                    .with_topic(TopicName(s(t)))
+                                                    .with_partitions(ps.clone())
+                                            })
+                                            .collect(),
+                                    );
+                                DescribedGroupMember::default()
+                                    .with_member_id(s(&format!("member-{i}")))
+                                    .with_client_id(s(m.client_id))
+                                    .with_client_host(s(m.host))
+                                    .with_member_metadata(blob(1, &|b| sub.encode(b, 1).unwrap()))
+                                    .with_member_assignment(blob(1, &|b| asg.encode(b, 1).unwrap()))
+                            })
+                            .collect(),
+                    )
+            })
+            .collect(),
+    )
+}
+
+/// KIP-848 groups with their members and current assignments; classic or unknown groups GROUP_ID_NOT_FOUND.
+fn consumer_group_describe(
+    script: &Script,
+    r: &ConsumerGroupDescribeRequest,
+) -> ConsumerGroupDescribeResponse {
+    use kafka_protocol::messages::consumer_group_describe_response::{
+        Assignment, DescribedGroup, Member, TopicPartitions,
+    };
+    ConsumerGroupDescribeResponse::default().with_groups(
+        r.group_ids
+            .iter()
+            .map(|g| {
+                let name = g.0.as_str();
+                let base = DescribedGroup::default().with_group_id(g.clone());
+                if script.group_type(name) != "consumer" {
+                    return base.with_error_code(69);
+                }
+                let members = script.members.get(name).cloned().unwrap_or_default();
+                base.with_group_state(s("Stable"))
+                    .with_group_epoch(3)
+                    .with_assignment_epoch(3)
+                    .with_assignor_name(s("uniform"))
+                    .with_members(
+                        members
+                            .iter()
+                            .enumerate()
+                            .map(|(i, m)| {
+                                let assignment = Assignment::default().with_topic_partitions(
+                                    m.assigned
+                                        .iter()
+                                        .map(|(t, ps)| {
+                                            TopicPartitions::default()
+                                                .with_topic_name(TopicName(s(t)))
+                                                .with_partitions(ps.clone())
+                                        })
+                                        .collect(),
+                                );
+                                Member::default()
+                                    .with_member_id(s(&format!("member-{i}")))
+                                    .with_member_epoch(3)
+                                    .with_client_id(s(m.client_id))
+                                    .with_client_host(s(m.host))
+                                    .with_subscribed_topic_names(
+                                        m.subscribed.iter().map(|t| TopicName(s(t))).collect(),
+                                    )
+                                    .with_assignment(assignment.clone())
+                                    .with_target_assignment(assignment)
+                            })
+                            .collect(),
+                    )
             })
             .collect(),
     )

@@ -188,6 +188,29 @@ impl KafkaClient {
             })
     }
 
+    /// A liveness probe: one ApiVersions exchange with `addr` on its connection (opened if needed). A connection
+    /// found closed by the exchange is opened again once, so a broker that died since the last request is
+    /// reported unreachable (refused, or no answer in time), not answered from a stale connection.
+    pub async fn ping(&self, addr: &str) -> Result<(), KafkaError> {
+        let once = || async {
+            let (version, r) = self
+                .send::<kafka_protocol::messages::ApiVersionsRequest>(addr, Some(3), |_| {
+                    kafka_protocol::messages::ApiVersionsRequest::default()
+                })
+                .await?;
+            check_code::<kafka_protocol::messages::ApiVersionsRequest>(
+                addr,
+                version,
+                r.error_code,
+                None,
+            )
+        };
+        match once().await {
+            Err(e) if matches!(e.kind, ErrorKind::Closed(_)) => once().await,
+            other => other,
+        }
+    }
+
     /// Drops the connection to `addr`, if any (the next request opens a new one).
     pub fn forget(&self, addr: &str) {
         if let Ok(mut slots) = self.slots.lock() {

@@ -122,13 +122,16 @@ pub struct ScriptedBroker {
     pub seen: Arc<std::sync::Mutex<Vec<(i16, i16)>>>,
     pub connections: Arc<AtomicUsize>,
     task: tokio::task::JoinHandle<()>,
+    open: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
 }
 
 impl ScriptedBroker {
-    /// Stops accepting connections (the port refuses from now on; open connections stay until the script marks
-    /// the broker gone).
+    /// Dies as a killed process does: the port refuses from now on and every open connection is closed.
     pub fn stop(&self) {
         self.task.abort();
+        for c in self.open.lock().unwrap().drain(..) {
+            c.abort();
+        }
     }
 }
 
@@ -155,14 +158,16 @@ pub fn serve_shared(id: i32, listener: TcpListener, script: Shared) -> ScriptedB
     let addr = listener.local_addr().unwrap().to_string();
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let connections = Arc::new(AtomicUsize::new(0));
-    let (s2, c2) = (seen.clone(), connections.clone());
+    let open = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (s2, c2, o2) = (seen.clone(), connections.clone(), open.clone());
     let task = tokio::spawn(async move {
         loop {
             let Ok((stream, _)) = listener.accept().await else {
                 return;
             };
             c2.fetch_add(1, Ordering::SeqCst);
-            tokio::spawn(connection(id, stream, script.clone(), s2.clone()));
+            let conn = tokio::spawn(connection(id, stream, script.clone(), s2.clone()));
+            o2.lock().unwrap().push(conn);
         }
     });
     ScriptedBroker {
@@ -171,6 +176,7 @@ pub fn serve_shared(id: i32, listener: TcpListener, script: Shared) -> ScriptedB
         seen,
         connections,
         task,
+        open,
     }
 }
 
@@ -191,15 +197,16 @@ async fn connection(
     seen: Arc<std::sync::Mutex<Vec<(i16, i16)>>>,
 ) {
     loop {
-        let script = shared.read().unwrap().clone();
-        if script.gone.contains(&id) {
-            return;
-        }
         let Ok(len) = stream.read_i32().await else {
             return;
         };
         let mut frame = BytesMut::zeroed(len as usize);
         if stream.read_exact(&mut frame).await.is_err() {
+            return;
+        }
+        // The script as it is when the request arrives.
+        let script = shared.read().unwrap().clone();
+        if script.gone.contains(&id) {
             return;
         }
         let mut frame = frame.freeze();

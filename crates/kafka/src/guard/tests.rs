@@ -259,3 +259,63 @@ fn member_blobs_with_impossible_counts_are_none() {
     sub.encode(&mut b, 1).unwrap();
     assert_eq!(super::subscription(&b.freeze()), Some(sub));
 }
+
+#[test]
+fn the_reservation_estimate_covers_the_decoders_element_sizes() {
+    use std::mem::size_of;
+    let largest = [
+        size_of::<metadata_response::MetadataResponseTopic>(),
+        size_of::<metadata_response::MetadataResponsePartition>(),
+        size_of::<metadata_response::MetadataResponseBroker>(),
+        size_of::<describe_groups_response::DescribedGroup>(),
+        size_of::<describe_groups_response::DescribedGroupMember>(),
+        size_of::<consumer_group_describe_response::DescribedGroup>(),
+        size_of::<consumer_group_describe_response::Member>(),
+        size_of::<fetch_response::FetchableTopicResponse>(),
+        size_of::<fetch_response::PartitionData>(),
+        size_of::<describe_configs_response::DescribeConfigsResult>(),
+        size_of::<describe_configs_response::DescribeConfigsResourceResult>(),
+        size_of::<offset_fetch_response::OffsetFetchResponseGroup>(),
+        size_of::<list_offsets_response::ListOffsetsPartitionResponse>(),
+        size_of::<produce_response::PartitionProduceResponse>(),
+        size_of::<create_topics_response::CreatableTopicResult>(),
+    ];
+    assert!(
+        largest.iter().all(|s| *s <= super::walk::STRUCT_COST),
+        "{largest:?}"
+    );
+    assert_eq!(
+        size_of::<kafka_protocol::protocol::StrBytes>(),
+        super::walk::STR_COST
+    );
+}
+
+#[test]
+fn a_body_whose_elements_would_reserve_far_more_than_its_size_is_refused() {
+    use super::tables::Field;
+    static NAMES: Schema = Schema {
+        name: "Names",
+        fields: &[Field::new("names", 0, 0, Kind::Array(&Kind::Str))],
+        tagged: &[],
+    };
+    static M: Message = Message {
+        api_key: None,
+        min: 0,
+        max: 0,
+        flexible_from: Some(0),
+        schema: &NAMES,
+    };
+    // n empty compact strings: one byte each on the wire, 32 bytes each once decoded.
+    let body = |n: u32| {
+        let mut b = Vec::new();
+        Gen::uvarint(&mut b, n + 1);
+        b.extend(std::iter::repeat_n(1u8, n as usize));
+        b.push(0);
+        b
+    };
+    // A million: 32 MB reserved, under the 64 MB floor.
+    assert!(walk::walk(&M, 0, &body(1_000_000)).is_ok());
+    // Three million in 3 MB: 96 MB, above both the floor and 16 times the body.
+    let e = walk::walk(&M, 0, &body(3_000_000)).unwrap_err();
+    assert!(e.reason().contains("would reserve"), "{e}");
+}

@@ -3,9 +3,27 @@
 //! by size) without building anything, and refuses a length or count that the bytes left cannot hold. Every
 //! array element, string byte and bytes byte takes at least one byte on the wire, so a count above the bytes
 //! left is a lie; refusing it before the decoder sees it is what keeps `Vec::with_capacity(count)` bounded.
+//!
+//! A count that fits can still make the decoder reserve many times the body's size (an empty string is one byte
+//! on the wire and 32 once decoded). The walker adds up what the decoder will reserve, each element at the most
+//! its type takes in memory ([`STRUCT_COST`] for any structure, checked against kafka-protocol's types in the
+//! tests), and refuses a body that would reserve more than [`RESERVE_FACTOR`] times its size (at least
+//! [`RESERVE_FLOOR`]): a 64 MiB frame can cost at most 1 GiB of reservations.
 
 use super::GuardError;
 use super::tables::{Kind, Message, Schema};
+
+/// Bytes a decoded structure takes at most (kafka-protocol's largest response element is under it).
+pub(crate) const STRUCT_COST: usize = 512;
+
+/// Bytes a decoded string or bytes value takes (`StrBytes`, `Bytes`).
+pub(crate) const STR_COST: usize = 32;
+
+/// Reservations allowed per body byte.
+pub(crate) const RESERVE_FACTOR: u64 = 16;
+
+/// Reservations always allowed.
+pub(crate) const RESERVE_FLOOR: u64 = 64 * 1024 * 1024;
 
 /// A position in the bytes being walked, and how to read them.
 pub(crate) struct Walker<'a> {
@@ -13,6 +31,23 @@ pub(crate) struct Walker<'a> {
     pos: usize,
     version: i16,
     flexible: bool,
+    /// What the decoder will have reserved for arrays so far, and the most it may.
+    reserved: u64,
+    limit: u64,
+}
+
+/// Bytes one decoded element of `kind` takes at most.
+fn cost(kind: &Kind) -> u64 {
+    match kind {
+        Kind::I8 | Kind::Bool => 1,
+        Kind::I16 => 2,
+        Kind::I32 => 4,
+        Kind::I64 => 8,
+        Kind::Uuid => 16,
+        Kind::Str | Kind::Bytes => STR_COST as u64,
+        Kind::Array(_) => 24,
+        Kind::Struct(_) => STRUCT_COST as u64,
+    }
 }
 
 /// Walks `bytes` as `message` in `version`; `Ok` with the bytes it read.
@@ -22,6 +57,10 @@ pub(crate) fn walk(message: &Message, version: i16, bytes: &[u8]) -> Result<usiz
         pos: 0,
         version,
         flexible: message.flexible_from.is_some_and(|f| version >= f),
+        reserved: 0,
+        limit: (bytes.len() as u64)
+            .saturating_mul(RESERVE_FACTOR)
+            .max(RESERVE_FLOOR),
     };
     w.schema(message.schema)?;
     Ok(w.pos)
@@ -108,6 +147,17 @@ impl Walker<'_> {
                     return Err(GuardError::new(format!(
                         "declares {count} elements, only {} bytes left",
                         self.left()
+                    )));
+                }
+                self.reserved = self
+                    .reserved
+                    .saturating_add((count as u64).saturating_mul(cost(element)));
+                if self.reserved > self.limit {
+                    return Err(GuardError::new(format!(
+                        "{count} elements would reserve {} bytes in all, more than {} for a {}-byte body",
+                        self.reserved,
+                        self.limit,
+                        self.bytes.len()
                     )));
                 }
                 for i in 0..count {

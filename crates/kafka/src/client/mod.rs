@@ -9,6 +9,7 @@
 mod connection;
 mod error;
 mod ops;
+mod setup;
 mod versions;
 
 pub use connection::BrokerConnection;

@@ -4,7 +4,8 @@
 //! snapshot as a cycle runs them (`mqwatch_checks::run_all` against the previous snapshot, then the lifecycle
 //! checks over the lifecycle tracker `mqwatch_state::ClusterState` feeds). Time is the injected `now`, never
 //! slept. Scenarios: ISR shrink, offline partition, fenced broker in startup for long (and fenced after serving),
-//! broker gone, replicas on one rack, leader move; the KIP-848 group is in kip848_scripted.rs.
+//! broker gone, replicas on one rack, leader move, a broker answering with an impossible array count; the KIP-848
+//! group is in kip848_scripted.rs.
 
 mod scripted;
 
@@ -371,4 +372,37 @@ async fn leader_move_reads_offsets_from_the_new_leader_without_findings() {
         seen.iter().filter(|(k, _)| *k == 2).count() >= 4,
         "{seen:?}"
     );
+}
+
+#[tokio::test]
+async fn an_impossible_count_from_one_broker_is_a_collector_error_and_the_cycle_goes_on() {
+    let mut h = Harness::start(3, 0).await;
+    // Broker 2 answers ListOffsets (for the partition it leads) with a count of 0x033c0c00 in eight bytes: the
+    // answer kafka-protocol 0.18 would have reserved 54 million partitions for, aborting the process.
+    h.change(|s| {
+        s.lie.insert((2, 2));
+    });
+    let (s, f) = h.cycle(MIN).await;
+    let ranges: Vec<String> = s.logs.iter().map(|l| l.log.to_string()).collect();
+    assert_eq!(ranges, vec![p("orders", 0), p("orders", 2)]);
+    assert!(!s.errors.is_empty());
+    for e in &s.errors {
+        assert_eq!(e.node.as_ref().map(|n| n.name.as_str()), Some("2"), "{e:?}");
+        assert!(e.request.starts_with("ListOffsets (2) v"), "{e:?}");
+        assert!(
+            e.error
+                .contains("topics: declares 54266880 elements, only 4 bytes left")
+                || e.error.contains("declares 54266880 elements"),
+            "{e:?}"
+        );
+    }
+    assert_eq!(
+        kinds(&f),
+        vec![(FindingKind::CollectorError, "broker 2".into())]
+    );
+    // The next cycle, with the broker honest again, is whole.
+    h.change(|s| s.lie.clear());
+    let (s, f) = h.cycle(2 * MIN).await;
+    assert_eq!(s.logs.len(), 3);
+    assert!(kinds(&f).is_empty(), "{:#?}", kinds(&f));
 }

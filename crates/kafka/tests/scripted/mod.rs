@@ -75,6 +75,9 @@ pub struct Script {
     pub kip848: bool,
     /// Brokers that are gone: they close every connection on its next request.
     pub gone: std::collections::BTreeSet<i32>,
+    /// `(broker, api key)` answered with a body whose first array count (after a throttle time) no frame could
+    /// hold: for ListOffsets, its topics.
+    pub lie: std::collections::BTreeSet<(i32, i16)>,
 }
 
 /// A group member.
@@ -215,6 +218,15 @@ async fn connection(
         seen.lock().unwrap().push((key, version));
         let api = ApiKey::try_from(key).unwrap();
         let body = match api {
+            // A lying answer: four zero bytes (a throttle time), an array count of 0x033c0c00 (compact from the
+            // first flexible version, as ListOffsets v6+ reads it; classic before), and four bytes.
+            _ if script.lie.contains(&(id, key)) => {
+                if version >= 6 {
+                    Bytes::from_static(&[0, 0, 0, 0, 0x81, 0x98, 0xf0, 0x19, 0, 0, 0, 0])
+                } else {
+                    Bytes::from_static(&[0, 0, 0, 0, 0x03, 0x3c, 0x0c, 0x00, 0, 0, 0, 0])
+                }
+            }
             ApiKey::ApiVersions => {
                 let _ = ApiVersionsRequest::decode(&mut frame, version);
                 encode(&api_versions(&script), version)

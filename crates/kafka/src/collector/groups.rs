@@ -139,7 +139,8 @@ pub(crate) async fn read(
     }
 }
 
-/// Members of every listed group (DescribeGroups per coordinator). Asked after every other request of the cycle
+/// Members of every listed group, batched per coordinator: DescribeGroups for classic groups,
+/// ConsumerGroupDescribe for KIP-848 ones (see [`kip848`]). Asked after every other request of the cycle
 /// to the same brokers is answered: a server that drops the connection on it (tansu) must not take other
 /// requests in flight on that connection down with it.
 pub(crate) async fn describe_all(
@@ -149,9 +150,13 @@ pub(crate) async fn describe_all(
     concurrency: usize,
 ) {
     // Per coordinator: whether it offers ConsumerGroupDescribe, and its groups split by how to describe them.
+    // A coordinator that failed this cycle is not asked again (its API versions are only read when reachable).
+    let offered = futures::future::join_all(groups.listed.iter().map(|(addr, _)| async move {
+        cycle.failure(addr).is_none() && kip848::offered(client, addr).await
+    }))
+    .await;
     let mut plan = Vec::new();
-    for (addr, names) in &groups.listed {
-        let modern_api = kip848::offered(client, addr).await;
+    for ((addr, names), modern_api) in groups.listed.iter().zip(offered) {
         let (modern, classic): (Vec<String>, Vec<String>) = names.iter().cloned().partition(|n| {
             modern_api && groups.types.get(n).map(String::as_str) == Some(kip848::CONSUMER_TYPE)
         });

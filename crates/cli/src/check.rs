@@ -35,6 +35,8 @@ pub fn run(
         for c in clusters {
             let collectors = Collectors::new(c);
             let mut memory = mqwatch_state::ClusterState::new();
+            // Node lifecycles carry over from the last check (startup and fencing last longer than one run).
+            state.restore_lifecycles(&c.name, &mut memory.lifecycle)?;
             let r = cycle(
                 c,
                 &collectors,
@@ -45,6 +47,7 @@ pub fn run(
                 now_ms(),
             )
             .await?;
+            state.save_lifecycles(&c.name, &memory.lifecycle, r.snapshot.taken_at_ms)?;
             bar.reset();
             out.push(r);
         }

@@ -7,6 +7,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod lifecycles;
 pub mod run;
 pub mod serve;
 pub mod state;

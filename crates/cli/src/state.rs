@@ -122,6 +122,11 @@ impl StateDir {
     }
 
     fn snapshot_path(&self, cluster: &str) -> PathBuf {
+        self.cluster_path("snapshots", cluster)
+    }
+
+    /// `<dir>/<cluster>.json` under the state directory, the cluster's name made safe for a file name.
+    pub(crate) fn cluster_path(&self, dir: &str, cluster: &str) -> PathBuf {
         let safe: String = cluster
             .chars()
             .map(|c| {
@@ -132,7 +137,7 @@ impl StateDir {
                 }
             })
             .collect();
-        self.0.join("snapshots").join(format!("{safe}.json"))
+        self.0.join(dir).join(format!("{safe}.json"))
     }
 
     /// The last snapshot saved for `cluster`.
@@ -146,7 +151,7 @@ impl StateDir {
     }
 }
 
-fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>> {
+pub(crate) fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>> {
     match std::fs::read(path) {
         Ok(bytes) => serde_json::from_slice(&bytes).map(Some).with_context(|| {
             format!(
@@ -159,7 +164,7 @@ fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>> {
     }
 }
 
-fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }

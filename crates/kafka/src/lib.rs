@@ -5,10 +5,11 @@
 //! collector ([`collector`]), which reads one cluster per cycle into a [`mqwatch_model::ClusterSnapshot`].
 //!
 //! What it is not: a producer or consumer library (it produces and commits only so tests can set up a broker),
-//! and it never computes alarms: checks read the snapshot.
+//! and it never computes alarms: checks read the snapshot. Every response passes [`guard`] before it is decoded.
 
 pub mod client;
 pub mod collector;
+pub mod guard;
 
 pub use client::{ClientConfig, KafkaClient, KafkaError, Security};
 pub use collector::{LagMemory, Target, collect};

@@ -21,6 +21,7 @@ fn part(topic: &'static str, index: i32, leader: i32, isr: &[i32], range: (i64, 
         isr: isr.to_vec(),
         earliest: range.0,
         latest: range.1,
+        leader_epoch: 0,
     }
 }
 
@@ -55,6 +56,7 @@ async fn run(offset_fetch_max: i16) {
         admin_apis,
         fenced: BTreeMap::from([(4, a4.clone())]),
         min_isr: BTreeMap::from([("orders", 2)]),
+        ..Default::default()
     });
     let b1 = scripted::serve(1, l1, script.clone());
     let _hung = scripted::hang(l2);

@@ -1,5 +1,6 @@
 //! One TCP connection to one broker. Frames are a 4-byte length and a body, bounded by the configured maximum;
-//! responses are matched to requests by correlation id. A reader task dispatches responses and, the moment the
+//! responses are matched to requests by correlation id, and every response body passes the guard
+//! ([`crate::guard`]) before kafka-protocol decodes it. A reader task dispatches responses and, the moment the
 //! connection closes or sends a bad frame, fails every request in flight. Every call has a timeout. The broker's
 //! API versions are read once, when the connection opens.
 
@@ -128,8 +129,9 @@ impl BrokerConnection {
                     .map_err(|e| (Some(version), ErrorKind::Decode(e.to_string())))?;
             let code = body.clone().try_get_i16().unwrap_or(0);
             if code == UNSUPPORTED_VERSION {
-                let v0 = ApiVersionsResponse::decode(&mut body, 0)
-                    .map_err(|e| (Some(version), ErrorKind::Decode(e.to_string())))?;
+                let v0: ApiVersionsResponse =
+                    crate::guard::decode(ApiVersionsRequest::KEY, 0, body)
+                        .map_err(|e| (Some(version), ErrorKind::Decode(e)))?;
                 let theirs = BrokerVersions::from_response(&v0);
                 let common =
                     theirs
@@ -143,8 +145,9 @@ impl BrokerConnection {
                 version = common;
                 continue;
             }
-            let response = ApiVersionsResponse::decode(&mut body, version)
-                .map_err(|e| (Some(version), ErrorKind::Decode(e.to_string())))?;
+            let response: ApiVersionsResponse =
+                crate::guard::decode(ApiVersionsRequest::KEY, version, body)
+                    .map_err(|e| (Some(version), ErrorKind::Decode(e)))?;
             if response.error_code != 0 {
                 return Err((Some(version), ErrorKind::code(response.error_code, None)));
             }
@@ -179,7 +182,7 @@ impl BrokerConnection {
         let mut body = self.exchange(request, version, timeout).await?;
         ResponseHeader::decode(&mut body, R::Response::header_version(version))
             .map_err(|e| ErrorKind::Decode(format!("response header: {e}")))?;
-        R::Response::decode(&mut body, version).map_err(|e| ErrorKind::Decode(e.to_string()))
+        crate::guard::decode(R::KEY, version, body).map_err(ErrorKind::Decode)
     }
 
     /// Sends one request and returns the response frame (header and body, without the length).

@@ -9,6 +9,7 @@
 mod connection;
 mod error;
 mod ops;
+mod setup;
 mod versions;
 
 pub use connection::BrokerConnection;
@@ -188,6 +189,29 @@ impl KafkaClient {
             })
     }
 
+    /// A liveness probe: one ApiVersions exchange with `addr` on its connection (opened if needed). A connection
+    /// found closed by the exchange is opened again once, so a broker that died since the last request is
+    /// reported unreachable (refused, or no answer in time), not answered from a stale connection.
+    pub async fn ping(&self, addr: &str) -> Result<(), KafkaError> {
+        let once = || async {
+            let (version, r) = self
+                .send::<kafka_protocol::messages::ApiVersionsRequest>(addr, Some(3), |_| {
+                    kafka_protocol::messages::ApiVersionsRequest::default()
+                })
+                .await?;
+            check_code::<kafka_protocol::messages::ApiVersionsRequest>(
+                addr,
+                version,
+                r.error_code,
+                None,
+            )
+        };
+        match once().await {
+            Err(e) if matches!(e.kind, ErrorKind::Closed(_)) => once().await,
+            other => other,
+        }
+    }
+
     /// Drops the connection to `addr`, if any (the next request opens a new one).
     pub fn forget(&self, addr: &str) {
         if let Ok(mut slots) = self.slots.lock() {
@@ -202,13 +226,21 @@ fn pick<R: Request>(
     cap: Option<i16>,
 ) -> Result<i16, KafkaError> {
     versions
-        .pick(R::KEY, capped(R::VERSIONS, cap))
+        .pick(R::KEY, ours::<R>(cap))
         .map_err(|(ours, theirs)| KafkaError {
             broker: addr.to_string(),
             api: Api(R::KEY),
             version: None,
             kind: ErrorKind::Unsupported { ours, theirs },
         })
+}
+
+/// The versions of `R` mqwatch sends: kafka-protocol's range, within what the response guard covers
+/// ([`crate::guard::versions`]; an API it does not cover has none), lowered to `cap` when given.
+pub fn ours<R: Request>(cap: Option<i16>) -> kafka_protocol::protocol::VersionRange {
+    let covered = crate::guard::versions(R::KEY)
+        .unwrap_or(kafka_protocol::protocol::VersionRange { min: 0, max: -1 });
+    capped(R::VERSIONS.intersect(&covered), cap)
 }
 
 /// A Kafka error code as a [`KafkaError`] of `R` sent to `addr` in `version`, or `Ok` for code 0.

@@ -1,24 +1,17 @@
 //! Requests with more than one shape across versions, built here once: ListOffsets (earliest / latest / by
 //! timestamp, never MAX_TIMESTAMP), OffsetFetch (many groups per request from v8, one per group before),
-//! FindCoordinator (batched keys from v4), Fetch of one record (for its timestamp), and what tests need to put
-//! data into a real broker: CreateTopics, Produce, OffsetCommit.
+//! FindCoordinator (batched keys from v4), Fetch of one record (for its timestamp). What tests need to put data
+//! into a broker is in `setup`.
 
 use super::{Api, ErrorKind, KafkaClient, KafkaError, check_code};
-use bytes::{Bytes, BytesMut};
 use kafka_protocol::messages::{
-    BrokerId, CreateTopicsRequest, FetchRequest, FindCoordinatorRequest, GroupId,
-    ListOffsetsRequest, OffsetCommitRequest, OffsetFetchRequest, ProduceRequest, TopicName,
-    create_topics_request::CreatableTopic,
+    BrokerId, FetchRequest, FindCoordinatorRequest, GroupId, ListOffsetsRequest,
+    OffsetFetchRequest, TopicName,
     fetch_request::{FetchPartition, FetchTopic},
     list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic},
-    offset_commit_request::{OffsetCommitRequestPartition, OffsetCommitRequestTopic},
     offset_fetch_request::OffsetFetchRequestGroup,
-    produce_request::{PartitionProduceData, TopicProduceData},
 };
 use kafka_protocol::protocol::{Request, StrBytes};
-use kafka_protocol::records::{
-    Compression, Record, RecordBatchDecoder, RecordBatchEncoder, RecordEncodeOptions, TimestampType,
-};
 use std::collections::BTreeMap;
 
 /// Which offset ListOffsets asks for. There is deliberately no MAX_TIMESTAMP (-3): some Kafka-protocol servers
@@ -71,11 +64,11 @@ pub struct FetchedRecord {
     pub log_append_time: bool,
 }
 
-fn topic_name(s: &str) -> TopicName {
+pub(super) fn topic_name(s: &str) -> TopicName {
     TopicName(StrBytes::from_string(s.to_string()))
 }
 
-fn group_id(s: &str) -> GroupId {
+pub(super) fn group_id(s: &str) -> GroupId {
     GroupId(StrBytes::from_string(s.to_string()))
 }
 
@@ -101,7 +94,7 @@ fn committed(
     }
 }
 
-fn error_of<R: Request>(addr: &str, version: i16, kind: ErrorKind) -> KafkaError {
+pub(super) fn error_of<R: Request>(addr: &str, version: i16, kind: ErrorKind) -> KafkaError {
     KafkaError {
         broker: addr.to_string(),
         api: Api(R::KEY),
@@ -306,203 +299,21 @@ impl KafkaClient {
             return Ok(None);
         };
         check_code::<FetchRequest>(addr, version, p.error_code, about)?;
-        let Some(mut records) = p.records else {
+        let Some(records) = p.records else {
             return Ok(None);
         };
-        // The last batch may be cut short by max_bytes: read batches until one does not decode.
-        while !records.is_empty() {
-            let Ok(set) = RecordBatchDecoder::decode(&mut records) else {
-                break;
-            };
-            if let Some(rec) = set
-                .records
-                .iter()
-                .find(|r| r.offset >= offset && !r.control)
-            {
-                return Ok(Some(FetchedRecord {
-                    offset: rec.offset,
-                    timestamp_ms: rec.timestamp,
-                    log_append_time: rec.timestamp_type == TimestampType::LogAppend,
-                }));
-            }
-        }
-        Ok(None)
-    }
-
-    /// Creates `topic` with `partitions` partitions of `replication` copies, asked of `addr` (the controller or
-    /// any broker).
-    pub async fn create_topic(
-        &self,
-        addr: &str,
-        topic: &str,
-        partitions: i32,
-        replication: i16,
-    ) -> Result<(), KafkaError> {
-        let (version, r) = self
-            .send::<CreateTopicsRequest>(addr, None, |_| {
-                CreateTopicsRequest::default()
-                    .with_timeout_ms(10_000)
-                    .with_topics(vec![
-                        CreatableTopic::default()
-                            .with_name(topic_name(topic))
-                            .with_num_partitions(partitions)
-                            .with_replication_factor(replication),
-                    ])
-            })
-            .await?;
-        for t in r.topics {
-            check_code::<CreateTopicsRequest>(
+        // mqwatch's own bounded reader (see guard::records), never kafka-protocol's record decoder.
+        let found = crate::guard::records::first_at_or_after(&records, offset).map_err(|e| {
+            error_of::<FetchRequest>(
                 addr,
                 version,
-                t.error_code,
-                Some(format!("topic {topic}")),
-            )?;
-        }
-        Ok(())
-    }
-
-    /// Produces `values` with `timestamp_ms` to one partition, asked of its leader `addr`, acks=all, in one
-    /// uncompressed batch.
-    pub async fn produce(
-        &self,
-        addr: &str,
-        topic: &str,
-        partition: i32,
-        values: &[Bytes],
-        timestamp_ms: i64,
-    ) -> Result<ProducedBatch, KafkaError> {
-        let records: Vec<Record> = values
-            .iter()
-            .enumerate()
-            .map(|(i, v)| Record {
-                transactional: false,
-                control: false,
-                delete_horizon: false,
-                partition_leader_epoch: -1,
-                producer_id: -1,
-                producer_epoch: -1,
-                timestamp_type: TimestampType::Creation,
-                offset: i as i64,
-                sequence: -1,
-                timestamp: timestamp_ms,
-                key: None,
-                value: Some(v.clone()),
-                headers: Default::default(),
-            })
-            .collect();
-        let mut batch = BytesMut::new();
-        RecordBatchEncoder::encode(
-            &mut batch,
-            &records,
-            &RecordEncodeOptions {
-                version: 2,
-                compression: Compression::None,
-            },
-        )
-        .map_err(|e| {
-            error_of::<ProduceRequest>(addr, -1, ErrorKind::Encode(format!("record batch: {e}")))
+                ErrorKind::Decode(format!("partition {topic}-{partition}: {e}")),
+            )
         })?;
-        let batch = batch.freeze();
-        let (version, r) = self
-            .send::<ProduceRequest>(addr, Some(12), |_| {
-                ProduceRequest::default()
-                    .with_acks(-1)
-                    .with_timeout_ms(10_000)
-                    .with_topic_data(vec![
-                        TopicProduceData::default()
-                            .with_name(topic_name(topic))
-                            .with_partition_data(vec![
-                                PartitionProduceData::default()
-                                    .with_index(partition)
-                                    .with_records(Some(batch.clone())),
-                            ]),
-                    ])
-            })
-            .await?;
-        let p = r
-            .responses
-            .into_iter()
-            .flat_map(|t| t.partition_responses)
-            .next()
-            .ok_or_else(|| {
-                error_of::<ProduceRequest>(
-                    addr,
-                    version,
-                    ErrorKind::Decode("no partition in response".into()),
-                )
-            })?;
-        check_code::<ProduceRequest>(
-            addr,
-            version,
-            p.error_code,
-            Some(format!("partition {topic}-{partition}")),
-        )?;
-        Ok(ProducedBatch {
-            base_offset: p.base_offset,
-        })
-    }
-
-    /// Commits `offsets` (`(topic, partition, offset)`) for `group` as a standalone committer (no generation,
-    /// no member), asked of the group's coordinator `addr`.
-    pub async fn commit_offsets(
-        &self,
-        addr: &str,
-        group: &str,
-        offsets: &[(String, i32, i64)],
-    ) -> Result<(), KafkaError> {
-        let mut by_topic: BTreeMap<&str, Vec<(i32, i64)>> = BTreeMap::new();
-        for (t, p, o) in offsets {
-            by_topic.entry(t.as_str()).or_default().push((*p, *o));
-        }
-        let (version, r) = self
-            .send::<OffsetCommitRequest>(addr, None, |v| {
-                let r = OffsetCommitRequest::default()
-                    .with_group_id(group_id(group))
-                    .with_generation_id_or_member_epoch(-1)
-                    .with_member_id(StrBytes::from_static_str(""));
-                let r = if v <= 4 {
-                    r.with_retention_time_ms(-1)
-                } else {
-                    r
-                };
-                r.with_topics(
-                    by_topic
-                        .iter()
-                        .map(|(t, ps)| {
-                            OffsetCommitRequestTopic::default()
-                                .with_name(topic_name(t))
-                                .with_partitions(
-                                    ps.iter()
-                                        .map(|(p, o)| {
-                                            let part = OffsetCommitRequestPartition::default()
-                                                .with_partition_index(*p)
-                                                .with_committed_offset(*o);
-                                            if v >= 6 {
-                                                part.with_committed_leader_epoch(-1)
-                                            } else {
-                                                part
-                                            }
-                                        })
-                                        .collect(),
-                                )
-                        })
-                        .collect(),
-                )
-            })
-            .await?;
-        for t in r.topics {
-            for p in t.partitions {
-                check_code::<OffsetCommitRequest>(
-                    addr,
-                    version,
-                    p.error_code,
-                    Some(format!(
-                        "group {group} partition {}-{}",
-                        t.name.0, p.partition_index
-                    )),
-                )?;
-            }
-        }
-        Ok(())
+        Ok(found.map(|r| FetchedRecord {
+            offset: r.offset,
+            timestamp_ms: r.timestamp_ms,
+            log_append_time: r.log_append_time,
+        }))
     }
 }

@@ -1,21 +1,19 @@
 //! Consumer groups: ListGroups asked of every broker (a broker lists the groups it coordinates, so the broker
 //! that listed a group is the one to ask about it), committed offsets by OffsetFetch batched per coordinator, and
-//! members by DescribeGroups batched per coordinator, asked once offsets are read: some servers fail it (tansu 0.6 on sqlite drops
-//! the connection), which becomes a `collector_error` while the offsets already read stay.
+//! members batched per coordinator, asked once offsets are read: DescribeGroups for classic groups,
+//! ConsumerGroupDescribe for KIP-848 ones ([`super::kip848`]). Some servers fail DescribeGroups (tansu 0.6 on
+//! sqlite drops the connection), which becomes a `collector_error` while the offsets already read stay.
 //!
 //! A group's positions cover every partition of every topic it committed on or is assigned, with `committed`
 //! `None` on partitions without a commit ("unknown" lag, never 0 or -1).
 
 use super::cycle::{Cycle, bounded};
+use super::kip848::{self, Described};
 use super::metadata::Metadata;
 use super::offsets::Ranges;
 use crate::client::{KafkaClient, check_code};
-use bytes::Buf;
-use kafka_protocol::messages::{
-    ConsumerProtocolAssignment, ConsumerProtocolSubscription, DescribeGroupsRequest, GroupId,
-    ListGroupsRequest,
-};
-use kafka_protocol::protocol::{Decodable, StrBytes};
+use kafka_protocol::messages::{DescribeGroupsRequest, GroupId, ListGroupsRequest};
+use kafka_protocol::protocol::StrBytes;
 use mqwatch_model::{ClientStatus, GroupPosition, GroupRef, GroupStatus, LogRef, MessageModel};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -38,6 +36,8 @@ pub(crate) struct Seen {
 pub(crate) struct Groups {
     /// Coordinator address → the groups it listed.
     listed: Vec<(String, Vec<String>)>,
+    /// Group → its type as ListGroups v5+ gives it (`classic`, `consumer`, …).
+    types: BTreeMap<String, String>,
     /// Group → what was learned.
     seen: BTreeMap<String, Seen>,
 }
@@ -67,7 +67,7 @@ pub(crate) async fn read(
                         Ok(()) => Some(
                             r.groups
                                 .into_iter()
-                                .map(|g| g.group_id.0.to_string())
+                                .map(|g| (g.group_id.0.to_string(), g.group_type.to_string()))
                                 .collect::<Vec<_>>(),
                         ),
                         Err(e) => {
@@ -83,6 +83,22 @@ pub(crate) async fn read(
     )
     .await;
 
+    let mut types = BTreeMap::new();
+    let listed: Vec<(String, Vec<String>)> = listed
+        .into_iter()
+        .map(|(addr, groups)| {
+            let names = groups
+                .into_iter()
+                .map(|(name, kind)| {
+                    if !kind.is_empty() {
+                        types.insert(name.clone(), kind);
+                    }
+                    name
+                })
+                .collect();
+            (addr, names)
+        })
+        .collect();
     let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
     let mut jobs = Vec::new();
     for (addr, groups) in &listed {
@@ -116,10 +132,15 @@ pub(crate) async fn read(
         }
     }
 
-    Groups { listed, seen }
+    Groups {
+        listed,
+        types,
+        seen,
+    }
 }
 
-/// Members of every listed group (DescribeGroups per coordinator). Asked after every other request of the cycle
+/// Members of every listed group, batched per coordinator: DescribeGroups for classic groups,
+/// ConsumerGroupDescribe for KIP-848 ones (see [`kip848`]). Asked after every other request of the cycle
 /// to the same brokers is answered: a server that drops the connection on it (tansu) must not take other
 /// requests in flight on that connection down with it.
 pub(crate) async fn describe_all(
@@ -128,13 +149,45 @@ pub(crate) async fn describe_all(
     groups: &mut Groups,
     concurrency: usize,
 ) {
+    // Per coordinator: whether it offers ConsumerGroupDescribe, and its groups split by how to describe them.
+    // A coordinator that failed this cycle is not asked again (its API versions are only read when reachable).
+    let offered = futures::future::join_all(groups.listed.iter().map(|(addr, _)| async move {
+        cycle.failure(addr).is_none() && kip848::offered(client, addr).await
+    }))
+    .await;
+    let mut plan = Vec::new();
+    for ((addr, names), modern_api) in groups.listed.iter().zip(offered) {
+        let (modern, classic): (Vec<String>, Vec<String>) = names.iter().cloned().partition(|n| {
+            modern_api && groups.types.get(n).map(String::as_str) == Some(kip848::CONSUMER_TYPE)
+        });
+        plan.push((addr.as_str(), modern_api, modern, classic));
+    }
     let mut jobs = Vec::new();
-    for (addr, names) in &groups.listed {
-        for chunk in names.chunks(BATCH) {
-            jobs.push(async move { describe(client, cycle, addr, chunk).await });
+    for (addr, modern_api, _, classic) in &plan {
+        for chunk in classic.chunks(BATCH) {
+            jobs.push(async move {
+                let (described, not_classic) =
+                    describe(client, cycle, addr, chunk, *modern_api).await;
+                // A group DescribeGroups says is not there but ListGroups listed: a KIP-848 group.
+                let mut described = described;
+                for chunk in not_classic.chunks(BATCH) {
+                    described.extend(kip848::describe(client, cycle, addr, chunk).await);
+                }
+                described
+            });
         }
     }
-    for described in bounded(jobs, concurrency).await {
+    let mut modern_jobs = Vec::new();
+    for (addr, _, modern, _) in &plan {
+        for chunk in modern.chunks(BATCH) {
+            modern_jobs.push(kip848::describe(client, cycle, addr, chunk));
+        }
+    }
+    let (classic, modern) = tokio::join!(
+        bounded(jobs, concurrency),
+        bounded(modern_jobs, concurrency)
+    );
+    for described in classic.into_iter().chain(modern) {
         for (group, members, topics) in described {
             let s = groups.seen.entry(group).or_default();
             s.members = members;
@@ -152,13 +205,16 @@ pub(crate) fn statuses(groups: Groups, meta: &Metadata, ranges: &Ranges) -> Vec<
         .collect()
 }
 
-/// DescribeGroups for `groups` on their coordinator: per group, its members and the topics they hold.
+/// DescribeGroups for `groups` on their coordinator: per group, its members and the topics they hold; and the
+/// groups it answered GROUP_ID_NOT_FOUND for when `modern_api` (the coordinator offers ConsumerGroupDescribe:
+/// they are KIP-848 groups, asked again there, not errors).
 async fn describe(
     client: &KafkaClient,
     cycle: &Cycle,
     addr: &str,
     groups: &[String],
-) -> Vec<(String, Vec<ClientStatus>, BTreeSet<String>)> {
+    modern_api: bool,
+) -> (Vec<Described>, Vec<String>) {
     let ids: Vec<GroupId> = groups
         .iter()
         .map(|g| GroupId(StrBytes::from_string(g.clone())))
@@ -178,12 +234,17 @@ async fn describe(
                 client.forget(addr);
             }
             cycle.bad_answer(e);
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         }
     };
     let mut out = Vec::new();
+    let mut not_classic = Vec::new();
     for g in r.groups {
         let name = g.group_id.0.to_string();
+        if modern_api && g.error_code == kip848::GROUP_ID_NOT_FOUND {
+            not_classic.push(name);
+            continue;
+        }
         if let Err(e) = check_code::<DescribeGroupsRequest>(
             addr,
             version,
@@ -199,16 +260,13 @@ async fn describe(
             .into_iter()
             .map(|m| {
                 let mut subscriptions = BTreeMap::new();
-                if let Some(sub) =
-                    decode_versioned::<ConsumerProtocolSubscription>(m.member_metadata)
-                {
+                if let Some(sub) = crate::guard::subscription(&m.member_metadata) {
                     for t in sub.topics {
                         topics.insert(t.to_string());
                         subscriptions.insert(t.to_string(), String::new());
                     }
                 }
-                if let Some(a) = decode_versioned::<ConsumerProtocolAssignment>(m.member_assignment)
-                {
+                if let Some(a) = crate::guard::assignment(&m.member_assignment) {
                     for tp in a.assigned_partitions {
                         topics.insert(tp.topic.0.to_string());
                     }
@@ -224,17 +282,7 @@ async fn describe(
             .collect();
         out.push((name, members, topics));
     }
-    out
-}
-
-/// A consumer-protocol blob: a version (i16) and the message in that version. `None` when it is empty or not one
-/// (a group of another protocol type).
-fn decode_versioned<T: Decodable>(mut bytes: bytes::Bytes) -> Option<T> {
-    if bytes.remaining() < 2 {
-        return None;
-    }
-    let version = bytes.get_i16();
-    T::decode(&mut bytes, version).ok()
+    (out, not_classic)
 }
 
 fn status(name: String, s: Seen, meta: &Metadata, ranges: &Ranges) -> GroupStatus {

@@ -12,6 +12,7 @@
 mod cluster;
 mod cycle;
 mod groups;
+mod kip848;
 mod metadata;
 mod offsets;
 mod timelag;
@@ -272,7 +273,7 @@ fn seats(
     seats.into_values().collect()
 }
 
-/// Opens (or reuses) the connection to a broker and reads its API versions: its liveness probe.
+/// The broker's liveness probe: one ApiVersions exchange on its connection ([`KafkaClient::ping`]).
 async fn probe(client: &KafkaClient, cycle: &Cycle, seat: &Seat, now_ms: u64) -> NodeStatus {
     let node = NodeRef::new(NodeRole::Broker, seat.id.to_string());
     let node = if seat.addr.is_empty() {
@@ -284,7 +285,7 @@ async fn probe(client: &KafkaClient, cycle: &Cycle, seat: &Seat, now_ms: u64) ->
         false
     } else {
         cycle
-            .ask(&seat.addr, client.connection(&seat.addr))
+            .ask(&seat.addr, client.ping(&seat.addr))
             .await
             .is_some()
     };

@@ -1,22 +1,25 @@
 //! A scripted Kafka broker for tests: NOT a real server. It speaks the Kafka wire protocol exactly (requests and
 //! responses are kafka-protocol's own types, encoded and decoded by it) and answers from a fixed script: brokers,
 //! partitions with leader/replicas/ISR, offsets and committed offsets. Multi-broker states that tansu cannot show
-//! (a second broker that hangs, an ISR smaller than the replica set, a partition without a leader) come from here.
+//! (a second broker that hangs, an ISR smaller than the replica set, a partition without a leader, fenced
+//! brokers, KIP-848 consumer groups) come from here. A cluster's brokers can share one script that a test swaps
+//! between cycles ([`shared`], [`serve_shared`], [`set`]) to play changes: a leader moving, an ISR shrinking, a
+//! broker going away.
 
 #![allow(dead_code)]
 
+mod answers;
+mod groups;
+
+use answers::{describe_cluster, describe_configs, fetch};
 use bytes::{BufMut, Bytes, BytesMut};
+use groups::{consumer_group_describe, describe_groups, list_groups, offset_fetch};
 use kafka_protocol::messages::api_versions_response::ApiVersion;
-use kafka_protocol::messages::list_groups_response::ListedGroup;
 use kafka_protocol::messages::list_offsets_response::{
     ListOffsetsPartitionResponse, ListOffsetsTopicResponse,
 };
 use kafka_protocol::messages::metadata_response::{
     MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
-};
-use kafka_protocol::messages::offset_fetch_response::{
-    OffsetFetchResponseGroup, OffsetFetchResponsePartition, OffsetFetchResponsePartitions,
-    OffsetFetchResponseTopic, OffsetFetchResponseTopics,
 };
 use kafka_protocol::messages::*;
 use kafka_protocol::protocol::{Decodable, Encodable, StrBytes, decode_request_header_from_buffer};
@@ -36,6 +39,8 @@ pub struct Part {
     pub isr: Vec<i32>,
     pub earliest: i64,
     pub latest: i64,
+    /// Leader epoch Metadata reports (bumped by a leader move).
+    pub leader_epoch: i32,
 }
 
 /// What the scripted cluster holds.
@@ -60,6 +65,56 @@ pub struct Script {
     pub fenced: BTreeMap<i32, String>,
     /// Topic → min.insync.replicas, for DescribeConfigs.
     pub min_isr: BTreeMap<&'static str, i32>,
+    /// Highest ListGroups version offered (0: 4, no group types; 5 lists each group's type).
+    pub list_groups_max: i16,
+    /// Group → its type (`classic` when absent; `consumer` is a KIP-848 group).
+    pub group_types: BTreeMap<String, &'static str>,
+    /// Group → its members (DescribeGroups for classic groups, ConsumerGroupDescribe for `consumer` ones).
+    pub members: BTreeMap<String, Vec<Member>>,
+    /// Offer ConsumerGroupDescribe (API 69, Kafka 4.0).
+    pub kip848: bool,
+    /// Brokers that are gone: they close every connection on its next request.
+    pub gone: std::collections::BTreeSet<i32>,
+    /// `(broker, api key)` answered with a body whose first array count (after a throttle time) no frame could
+    /// hold: for ListOffsets, its topics.
+    pub lie: std::collections::BTreeSet<(i32, i16)>,
+}
+
+/// A group member.
+#[derive(Debug, Clone)]
+pub struct Member {
+    pub client_id: &'static str,
+    pub host: &'static str,
+    pub subscribed: Vec<&'static str>,
+    pub assigned: Vec<(&'static str, Vec<i32>)>,
+}
+
+/// A script its brokers share and a test can replace.
+pub type Shared = Arc<std::sync::RwLock<Arc<Script>>>;
+
+/// `script` as a shared, replaceable script.
+pub fn shared(script: Script) -> Shared {
+    Arc::new(std::sync::RwLock::new(Arc::new(script)))
+}
+
+/// Replaces the shared script: every broker answers from `script` from its next request on.
+pub fn set(shared: &Shared, script: Script) {
+    *shared.write().unwrap() = Arc::new(script);
+}
+
+impl Script {
+    fn group_type(&self, g: &str) -> &'static str {
+        self.group_types.get(g).copied().unwrap_or("classic")
+    }
+
+    fn groups(&self) -> std::collections::BTreeSet<String> {
+        self.commits
+            .keys()
+            .chain(self.members.keys())
+            .chain(self.group_types.keys())
+            .cloned()
+            .collect()
+    }
 }
 
 /// A running scripted broker.
@@ -70,6 +125,17 @@ pub struct ScriptedBroker {
     pub seen: Arc<std::sync::Mutex<Vec<(i16, i16)>>>,
     pub connections: Arc<AtomicUsize>,
     task: tokio::task::JoinHandle<()>,
+    open: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+}
+
+impl ScriptedBroker {
+    /// Dies as a killed process does: the port refuses from now on and every open connection is closed.
+    pub fn stop(&self) {
+        self.task.abort();
+        for c in self.open.lock().unwrap().drain(..) {
+            c.abort();
+        }
+    }
 }
 
 impl Drop for ScriptedBroker {
@@ -87,17 +153,24 @@ pub async fn listener() -> (TcpListener, String) {
 
 /// Serves broker `id` of `script` on `listener`.
 pub fn serve(id: i32, listener: TcpListener, script: Arc<Script>) -> ScriptedBroker {
+    serve_shared(id, listener, Arc::new(std::sync::RwLock::new(script)))
+}
+
+/// Serves broker `id` of the shared script on `listener`.
+pub fn serve_shared(id: i32, listener: TcpListener, script: Shared) -> ScriptedBroker {
     let addr = listener.local_addr().unwrap().to_string();
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let connections = Arc::new(AtomicUsize::new(0));
-    let (s2, c2) = (seen.clone(), connections.clone());
+    let open = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (s2, c2, o2) = (seen.clone(), connections.clone(), open.clone());
     let task = tokio::spawn(async move {
         loop {
             let Ok((stream, _)) = listener.accept().await else {
                 return;
             };
             c2.fetch_add(1, Ordering::SeqCst);
-            tokio::spawn(connection(id, stream, script.clone(), s2.clone()));
+            let conn = tokio::spawn(connection(id, stream, script.clone(), s2.clone()));
+            o2.lock().unwrap().push(conn);
         }
     });
     ScriptedBroker {
@@ -106,6 +179,7 @@ pub fn serve(id: i32, listener: TcpListener, script: Arc<Script>) -> ScriptedBro
         seen,
         connections,
         task,
+        open,
     }
 }
 
@@ -122,7 +196,7 @@ pub fn hang(listener: TcpListener) -> tokio::task::JoinHandle<()> {
 async fn connection(
     id: i32,
     mut stream: TcpStream,
-    script: Arc<Script>,
+    shared: Shared,
     seen: Arc<std::sync::Mutex<Vec<(i16, i16)>>>,
 ) {
     loop {
@@ -133,12 +207,26 @@ async fn connection(
         if stream.read_exact(&mut frame).await.is_err() {
             return;
         }
+        // The script as it is when the request arrives.
+        let script = shared.read().unwrap().clone();
+        if script.gone.contains(&id) {
+            return;
+        }
         let mut frame = frame.freeze();
         let header = decode_request_header_from_buffer(&mut frame).unwrap();
         let (key, version) = (header.request_api_key, header.request_api_version);
         seen.lock().unwrap().push((key, version));
         let api = ApiKey::try_from(key).unwrap();
         let body = match api {
+            // A lying answer: four zero bytes (a throttle time), an array count of 0x033c0c00 (compact from the
+            // first flexible version, as ListOffsets v6+ reads it; classic before), and four bytes.
+            _ if script.lie.contains(&(id, key)) => {
+                if version >= 6 {
+                    Bytes::from_static(&[0, 0, 0, 0, 0x81, 0x98, 0xf0, 0x19, 0, 0, 0, 0])
+                } else {
+                    Bytes::from_static(&[0, 0, 0, 0, 0x03, 0x3c, 0x0c, 0x00, 0, 0, 0, 0])
+                }
+            }
             ApiKey::ApiVersions => {
                 let _ = ApiVersionsRequest::decode(&mut frame, version);
                 encode(&api_versions(&script), version)
@@ -172,6 +260,14 @@ async fn connection(
                 encode(&describe_configs(&script, &r), version)
             }
             ApiKey::DescribeGroups if script.drop_describe_groups => return,
+            ApiKey::DescribeGroups => {
+                let r = DescribeGroupsRequest::decode(&mut frame, version).unwrap();
+                encode(&describe_groups(&script, &r), version)
+            }
+            ApiKey::ConsumerGroupDescribe if script.kip848 => {
+                let r = ConsumerGroupDescribeRequest::decode(&mut frame, version).unwrap();
+                encode(&consumer_group_describe(&script, &r), version)
+            }
             _ => return, // anything unscripted: hang up, as a broker that cannot parse it would
         };
         let mut out = BytesMut::new();
@@ -204,17 +300,27 @@ fn api_versions(script: &Script) -> ApiVersionsResponse {
         (ApiKey::ApiVersions, 0, 3),
         (ApiKey::Metadata, 0, 12),
         (ApiKey::ListOffsets, 0, 7),
-        (ApiKey::ListGroups, 0, 4),
+        (
+            ApiKey::ListGroups,
+            0,
+            if script.list_groups_max == 0 {
+                4
+            } else {
+                script.list_groups_max
+            },
+        ),
         (ApiKey::OffsetFetch, 0, script.offset_fetch_max.max(1)),
-        (ApiKey::DescribeGroups, 0, 5),
+        (ApiKey::DescribeGroups, 0, 6),
         (ApiKey::Fetch, 4, 12),
         (ApiKey::DescribeCluster, 0, 2),
         (ApiKey::DescribeConfigs, 1, 4),
+        (ApiKey::ConsumerGroupDescribe, 0, 1),
     ];
     let admin = [ApiKey::DescribeCluster, ApiKey::DescribeConfigs];
     ApiVersionsResponse::default().with_api_keys(
         keys.into_iter()
             .filter(|(k, _, _)| script.admin_apis || !admin.contains(k))
+            .filter(|(k, _, _)| script.kip848 || *k != ApiKey::ConsumerGroupDescribe)
             .map(|(k, min, max)| {
                 ApiVersion::default()
                     .with_api_key(k as i16)
@@ -253,7 +359,7 @@ fn metadata(script: &Script) -> MetadataResponse {
                             MetadataResponsePartition::default()
                                 .with_partition_index(p.index)
                                 .with_leader_id(BrokerId(p.leader))
-                                .with_leader_epoch(0)
+                                .with_leader_epoch(p.leader_epoch)
                                 .with_replica_nodes(
                                     p.replicas.iter().map(|r| BrokerId(*r)).collect(),
                                 )
@@ -300,181 +406,6 @@ fn list_offsets(id: i32, script: &Script, r: &ListOffsetsRequest) -> ListOffsets
                                 }
                             })
                             .collect(),
-                    )
-            })
-            .collect(),
-    )
-}
-
-fn list_groups(script: &Script) -> ListGroupsResponse {
-    ListGroupsResponse::default().with_groups(
-        script
-            .commits
-            .keys()
-            .map(|g| {
-                ListedGroup::default()
-                    .with_group_id(GroupId(s(g)))
-                    .with_protocol_type(s("consumer"))
-            })
-            .collect(),
-    )
-}
-
-fn offset_fetch(script: &Script, r: &OffsetFetchRequest, version: i16) -> OffsetFetchResponse {
-    let by_topic = |group: &str| {
-        let mut topics: BTreeMap<&str, Vec<(i32, i64)>> = BTreeMap::new();
-        for (t, p, o) in script.commits.get(group).into_iter().flatten() {
-            topics.entry(t).or_default().push((*p, *o));
-        }
-        topics
-    };
-    if version >= 8 {
-        return OffsetFetchResponse::default().with_groups(
-            r.groups
-                .iter()
-                .map(|g| {
-                    OffsetFetchResponseGroup::default()
-                        .with_group_id(g.group_id.clone())
-                        .with_topics(
-                            by_topic(g.group_id.0.as_str())
-                                .into_iter()
-                                .map(|(t, ps)| {
-                                    OffsetFetchResponseTopics::default()
-                                        .with_name(TopicName(s(t)))
-                                        .with_partitions(
-                                            ps.into_iter()
-                                                .map(|(p, o)| {
-                                                    OffsetFetchResponsePartitions::default()
-                                                        .with_partition_index(p)
-                                                        .with_committed_offset(o)
-                                                })
-                                                .collect(),
-                                        )
-                                })
-                                .collect(),
-                        )
-                })
-                .collect(),
-        );
-    }
-    OffsetFetchResponse::default().with_topics(
-        by_topic(r.group_id.0.as_str())
-            .into_iter()
-            .map(|(t, ps)| {
-                OffsetFetchResponseTopic::default()
-                    .with_name(TopicName(s(t)))
-                    .with_partitions(
-                        ps.into_iter()
-                            .map(|(p, o)| {
-                                OffsetFetchResponsePartition::default()
-                                    .with_partition_index(p)
-                                    .with_committed_offset(o)
-                            })
-                            .collect(),
-                    )
-            })
-            .collect(),
-    )
-}
-
-fn fetch(script: &Script, r: &FetchRequest) -> FetchResponse {
-    use kafka_protocol::messages::fetch_response::{FetchableTopicResponse, PartitionData};
-    use kafka_protocol::records::{
-        Compression, Record, RecordBatchEncoder, RecordEncodeOptions, TimestampType,
-    };
-    FetchResponse::default().with_responses(
-        r.topics
-            .iter()
-            .map(|t| {
-                FetchableTopicResponse::default()
-                    .with_topic(t.topic.clone())
-                    .with_partitions(
-                        t.partitions
-                            .iter()
-                            .map(|fp| {
-                                let offset = fp.fetch_offset;
-                                let record = Record {
-                                    transactional: false,
-                                    control: false,
-                                    delete_horizon: false,
-                                    partition_leader_epoch: 0,
-                                    producer_id: -1,
-                                    producer_epoch: -1,
-                                    timestamp_type: TimestampType::Creation,
-                                    offset,
-                                    sequence: -1,
-                                    timestamp: script.fetch_base_ms + 1000 * offset,
-                                    key: None,
-                                    value: Some(Bytes::from_static(b"v")),
-                                    headers: Default::default(),
-                                };
-                                let mut batch = BytesMut::new();
-                                RecordBatchEncoder::encode(
-                                    &mut batch,
-                                    [&record],
-                                    &RecordEncodeOptions {
-                                        version: 2,
-                                        compression: Compression::None,
-                                    },
-                                )
-                                .unwrap();
-                                PartitionData::default()
-                                    .with_partition_index(fp.partition)
-                                    .with_high_watermark(offset + 1)
-                                    .with_records(Some(batch.freeze()))
-                            })
-                            .collect(),
-                    )
-            })
-            .collect(),
-    )
-}
-
-fn describe_cluster(script: &Script) -> DescribeClusterResponse {
-    use kafka_protocol::messages::describe_cluster_response::DescribeClusterBroker;
-    let broker = |id: i32, addr: &str, fenced: bool| {
-        let (host, port) = addr.rsplit_once(':').unwrap();
-        DescribeClusterBroker::default()
-            .with_broker_id(BrokerId(id))
-            .with_host(s(host))
-            .with_port(port.parse().unwrap())
-            .with_rack(script.racks.get(&id).map(|r| s(r)))
-            .with_is_fenced(fenced)
-    };
-    let mut brokers: Vec<_> = script
-        .brokers
-        .iter()
-        .map(|(id, a)| broker(*id, a, false))
-        .collect();
-    brokers.extend(script.fenced.iter().map(|(id, a)| broker(*id, a, true)));
-    DescribeClusterResponse::default()
-        .with_cluster_id(s("scripted"))
-        .with_controller_id(BrokerId(*script.brokers.keys().next().unwrap()))
-        .with_brokers(brokers)
-}
-
-fn describe_configs(script: &Script, r: &DescribeConfigsRequest) -> DescribeConfigsResponse {
-    use kafka_protocol::messages::describe_configs_response::{
-        DescribeConfigsResourceResult, DescribeConfigsResult,
-    };
-    DescribeConfigsResponse::default().with_results(
-        r.resources
-            .iter()
-            .map(|res| {
-                let value = script.min_isr.get(res.resource_name.as_str());
-                DescribeConfigsResult::default()
-                    .with_resource_type(res.resource_type)
-                    .with_resource_name(res.resource_name.clone())
-                    .with_configs(
-                        value
-                            .map(|v| {
-                                vec![
-                                    DescribeConfigsResourceResult::default()
-                                        .with_name(s("min.insync.replicas"))
-                                        .with_value(Some(s(&v.to_string()))),
-                                ]
-                            })
-                            .unwrap_or_default(),
                     )
             })
             .collect(),

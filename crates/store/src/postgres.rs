@@ -1,6 +1,7 @@
 //! The PostgreSQL backend, for several mqwatch instances sharing one history: one tokio-postgres connection per
 //! store (reconnected on the next call after it drops), migrations serialised across instances by an advisory
-//! lock, outbox claims with `FOR UPDATE SKIP LOCKED` so two instances never deliver one row twice.
+//! lock, alarm cycles under another (so two instances never both fire one alarm), outbox claims with `FOR UPDATE
+//! SKIP LOCKED` so two instances never deliver one row twice.
 
 use crate::error::{Result, StoreError};
 use crate::rows::{self, BadCell, Cells, to_db};

@@ -147,7 +147,11 @@ impl PgStore {
         self.query(
             "read series_minute",
             "series_minute",
-            sql::SELECT_MINUTES,
+            if q.subject.is_some() {
+                sql::SELECT_MINUTES_OF_SUBJECT
+            } else {
+                sql::SELECT_MINUTES
+            },
             &[
                 &q.cluster,
                 &q.metric,

@@ -1,7 +1,7 @@
 //! mqwatch's store: what outlives one collection cycle. Per-minute series per (cluster, metric, subject) with
 //! rollups to hour and UTC-day buckets and retention (minute rows 30 days by default), the findings each cycle
 //! saw, alarm state, silences, and the delivery outbox the alert channels drain. Everything a call commits is on
-//! disk when it returns, and every alert cycle's writes go in one transaction ([`Store::apply_alarm_changes`]).
+//! disk when it returns, and every alert cycle reads, evaluates and writes in one transaction ([`Store::alarm_cycle`]).
 //!
 //! Two backends behind one type: SQLite (the default, one file, created on first run) and PostgreSQL (several
 //! mqwatch instances sharing state). [`Store`] is an enum over the two rather than a trait object: the set is

@@ -1,6 +1,7 @@
 //! The PostgreSQL backend, for several mqwatch instances sharing one history: one tokio-postgres connection per
 //! store (reconnected on the next call after it drops), migrations serialised across instances by an advisory
-//! lock, outbox claims with `FOR UPDATE SKIP LOCKED` so two instances never deliver one row twice.
+//! lock, alarm cycles under another (so two instances never both fire one alarm), outbox claims with `FOR UPDATE
+//! SKIP LOCKED` so two instances never deliver one row twice.
 
 use crate::error::{Result, StoreError};
 use crate::rows::{self, BadCell, Cells, to_db};
@@ -146,7 +147,11 @@ impl PgStore {
         self.query(
             "read series_minute",
             "series_minute",
-            sql::SELECT_MINUTES,
+            if q.subject.is_some() {
+                sql::SELECT_MINUTES_OF_SUBJECT
+            } else {
+                sql::SELECT_MINUTES
+            },
             &[
                 &q.cluster,
                 &q.metric,

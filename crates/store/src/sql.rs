@@ -147,6 +147,13 @@ pub(crate) const SELECT_MINUTES: &str =
       AND minute_ms >= $4 AND minute_ms < $5
     ORDER BY subject, minute_ms";
 
+/// Minute rows of one subject of one metric in `[$4, $5)`: an equality on `subject`, so both backends walk the
+/// primary key of that one series (the `IS NULL OR` form above makes SQLite scan every subject of the metric).
+pub(crate) const SELECT_MINUTES_OF_SUBJECT: &str =
+    "SELECT cluster, metric, subject, minute_ms, value FROM series_minute
+    WHERE cluster = $1 AND metric = $2 AND subject = $3 AND minute_ms >= $4 AND minute_ms < $5
+    ORDER BY minute_ms";
+
 /// Recomputes hour buckets in `[$1, $2)` from minute rows.
 pub(crate) const ROLL_UP_HOURS: &str = "INSERT INTO series_hour
         (cluster, metric, subject, bucket_ms, value_avg, value_min, value_max, value_sum, samples)

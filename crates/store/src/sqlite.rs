@@ -160,7 +160,11 @@ impl SqliteStore {
         self.run("read series_minute", move |c, db| {
             let op = "read series_minute";
             let mut stmt = c
-                .prepare_cached(&sql::sqlite(sql::SELECT_MINUTES))
+                .prepare_cached(&sql::sqlite(if q.subject.is_some() {
+                    sql::SELECT_MINUTES_OF_SUBJECT
+                } else {
+                    sql::SELECT_MINUTES
+                }))
                 .map_err(sq(db, op))?;
             collect(
                 db,

@@ -108,9 +108,9 @@ fn push_number(out: &mut String, v: f64) {
     }
 }
 
-/// A log's labels after `cluster`: topic, partition (the partition index or queue id) and, for a RocketMQ queue,
-/// broker. `None` for a ledger.
-fn log_labels(log: &LogRef, partition: &mut String) -> Option<(String, Option<String>)> {
+/// A log's labels after `cluster` (and `group`): topic, partition (the partition index or queue id, written into
+/// `partition`) and, for a RocketMQ queue, broker. `None` for a ledger.
+fn log_labels<'a>(log: &'a LogRef, partition: &mut String) -> Option<(&'a str, Option<&'a str>)> {
     partition.clear();
     match log {
         LogRef::Partition {
@@ -118,7 +118,7 @@ fn log_labels(log: &LogRef, partition: &mut String) -> Option<(String, Option<St
             partition: p,
         } => {
             let _ = write!(partition, "{p}");
-            Some((topic.clone(), None))
+            Some((topic, None))
         }
         LogRef::Queue {
             topic,
@@ -126,10 +126,34 @@ fn log_labels(log: &LogRef, partition: &mut String) -> Option<(String, Option<St
             queue_id,
         } => {
             let _ = write!(partition, "{queue_id}");
-            Some((topic.clone(), Some(broker.clone())))
+            Some((topic, Some(broker)))
         }
         LogRef::Ledger { .. } => None,
     }
+}
+
+/// Writes one per-log sample: `head` labels, then topic, partition and (when there is one) broker.
+fn log_sample(
+    f: &mut Family<'_>,
+    head: &[(&str, &str)],
+    log: &LogRef,
+    partition: &mut String,
+    value: f64,
+) {
+    let Some((topic, broker)) = log_labels(log, partition) else {
+        return;
+    };
+    let mut labels = [("", ""); 5];
+    labels[..head.len()].copy_from_slice(head);
+    let mut n = head.len();
+    labels[n] = ("topic", topic);
+    labels[n + 1] = ("partition", partition.as_str());
+    n += 2;
+    if let Some(b) = broker {
+        labels[n] = ("broker", b);
+        n += 1;
+    }
+    f.sample(&labels[..n], value);
 }
 
 /// The per-log families of `metrics_detail = "partition"`.
@@ -142,17 +166,8 @@ fn render_partitions(out: &mut String, latest: &BTreeMap<String, CycleResult>) {
     );
     for (name, r) in latest {
         for l in &r.snapshot.logs {
-            if let Some((topic, broker)) = log_labels(&l.log, &mut partition) {
-                let mut labels = vec![
-                    ("cluster", name.as_str()),
-                    ("topic", &topic),
-                    ("partition", &partition),
-                ];
-                if let Some(b) = &broker {
-                    labels.push(("broker", b));
-                }
-                f.sample(&labels, l.latest as f64);
-            }
+            let head = [("cluster", name.as_str())];
+            log_sample(&mut f, &head, &l.log, &mut partition, l.latest as f64);
         }
     }
     let mut f = family(
@@ -162,17 +177,9 @@ fn render_partitions(out: &mut String, latest: &BTreeMap<String, CycleResult>) {
     );
     for (name, r) in latest {
         for l in &r.snapshot.logs {
-            if let Some((topic, broker)) = log_labels(&l.log, &mut partition) {
-                let mut labels = vec![
-                    ("cluster", name.as_str()),
-                    ("topic", &topic),
-                    ("partition", &partition),
-                ];
-                if let Some(b) = &broker {
-                    labels.push(("broker", b));
-                }
-                f.sample(&labels, l.latest.saturating_sub(l.earliest) as f64);
-            }
+            let head = [("cluster", name.as_str())];
+            let retained = l.latest.saturating_sub(l.earliest) as f64;
+            log_sample(&mut f, &head, &l.log, &mut partition, retained);
         }
     }
     let mut f = family(
@@ -182,19 +189,10 @@ fn render_partitions(out: &mut String, latest: &BTreeMap<String, CycleResult>) {
     );
     for (name, r) in latest {
         for g in &r.snapshot.groups {
+            let head = [("cluster", name.as_str()), ("group", g.group.name.as_str())];
             for p in &g.positions {
-                let Some(lag) = p.lag() else { continue };
-                if let Some((topic, broker)) = log_labels(&p.log, &mut partition) {
-                    let mut labels = vec![
-                        ("cluster", name.as_str()),
-                        ("group", g.group.name.as_str()),
-                        ("topic", &topic),
-                        ("partition", &partition),
-                    ];
-                    if let Some(b) = &broker {
-                        labels.push(("broker", b));
-                    }
-                    f.sample(&labels, lag as f64);
+                if let Some(lag) = p.lag() {
+                    log_sample(&mut f, &head, &p.log, &mut partition, lag as f64);
                 }
             }
         }

@@ -10,6 +10,7 @@
 pub mod backlog;
 pub mod clients;
 pub mod failures;
+pub mod hosts;
 pub mod ledgers;
 pub mod lifecycle;
 pub mod liveness;

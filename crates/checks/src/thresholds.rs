@@ -22,6 +22,8 @@ pub struct Thresholds {
     pub ledgers: crate::ledgers::LedgerThresholds,
     /// Kafka partitions: `replication_factor_low`.
     pub replication: ReplicationThresholds,
+    /// `host_threshold` (`[thresholds.host]`).
+    pub host: crate::hosts::HostThresholds,
 }
 
 /// MQCloud CONSUME_UNDONE: clustering groups alert when age AND count exceed; broadcasting groups on count.

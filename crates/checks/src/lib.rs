@@ -16,6 +16,7 @@ pub mod lifecycle;
 pub mod liveness;
 pub mod offsets;
 pub mod partitions;
+pub mod produce;
 pub mod replicas;
 #[cfg(test)]
 mod testing;

@@ -24,6 +24,8 @@ pub struct Thresholds {
     pub replication: ReplicationThresholds,
     /// `host_threshold` (`[thresholds.host]`).
     pub host: crate::hosts::HostThresholds,
+    /// `produce_failure` from client reports and the probe (`[thresholds.produce_failure]`).
+    pub produce_failure: crate::produce::ProduceFailureThresholds,
 }
 
 /// MQCloud CONSUME_UNDONE: clustering groups alert when age AND count exceed; broadcasting groups on count.

@@ -5,7 +5,9 @@
 pub mod audit;
 pub mod check;
 pub mod cli;
+pub mod clients;
 pub mod config;
+pub mod extras;
 pub mod run;
 pub mod serve;
 pub mod state;

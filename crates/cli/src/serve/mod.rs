@@ -11,6 +11,7 @@
 //! requests, the delivery pass in progress finishes, and everything committed stays committed.
 
 mod api;
+mod intake;
 mod metrics;
 mod record;
 
@@ -79,6 +80,7 @@ async fn serve(config: Config, listen: String, state: StateDir) -> Result<()> {
         .await
         .with_context(|| format!("cannot open the store {url}"))?;
     tracing::info!(store = %store.describe(), "store open");
+    crate::extras::attach_store(store.clone());
     let traffic = config
         .clusters
         .iter()
@@ -139,6 +141,7 @@ async fn serve(config: Config, listen: String, state: StateDir) -> Result<()> {
             get(api::silences).post(api::add_silence),
         )
         .route("/api/v1/silences/{id}", delete(api::delete_silence))
+        .merge(intake::router(&config))
         .with_state(shared);
     let listener = tokio::net::TcpListener::bind(&listen)
         .await

@@ -18,6 +18,7 @@ pub mod offsets;
 pub mod partitions;
 pub mod produce;
 pub mod replicas;
+pub mod surge;
 #[cfg(test)]
 mod testing;
 mod thresholds;

@@ -26,6 +26,8 @@ pub struct Thresholds {
     pub host: crate::hosts::HostThresholds,
     /// `produce_failure` from client reports and the probe (`[thresholds.produce_failure]`).
     pub produce_failure: crate::produce::ProduceFailureThresholds,
+    /// `traffic_surge` (`[thresholds.traffic_surge]`).
+    pub traffic_surge: crate::surge::TrafficSurgeThresholds,
 }
 
 /// MQCloud CONSUME_UNDONE: clustering groups alert when age AND count exceed; broadcasting groups on count.

@@ -1,6 +1,7 @@
 //! What a cycle adds beyond the engine's collector, and what `serve`'s client-report intake shares with it:
-//! the cluster's hosts (node_exporter, [`mqwatch_hosts`]) judged by `host_threshold`, and the producers' own
-//! reports ([`crate::clients`]) judged by `produce_failure`. [`cycle_findings`] is called once per cycle by
+//! the cluster's hosts (node_exporter, [`mqwatch_hosts`]) judged by `host_threshold`, the producers' own
+//! reports ([`crate::clients`]) judged by `produce_failure`, and, where a store keeps history, each topic's
+//! last minute against its recent daily maxima (`traffic_surge`). [`cycle_findings`] is called once per cycle by
 //! [`crate::run::cycle`] (so `check` sees hosts too); `serve` attaches its store ([`attach_store`]) so host
 //! readings and client minutes become series rows, and its intake adds reports ([`add_report`]).
 //!
@@ -13,11 +14,12 @@ use crate::clients::ClientMinutes;
 use crate::config::ClusterConfig;
 use mqwatch_checks::Thresholds;
 use mqwatch_checks::hosts::{HostSample, host_node};
+use mqwatch_checks::surge::TopicTraffic;
 use mqwatch_client::Report;
 use mqwatch_hosts::{HostCollector, HostReading};
-use mqwatch_model::{Evidence, Finding, FindingKind, Subject};
+use mqwatch_model::{ClusterSnapshot, Evidence, Finding, FindingKind, Subject, TrafficMetric};
 use mqwatch_stats::histogram::Snapshot;
-use mqwatch_store::{SeriesPoint, Store};
+use mqwatch_store::{DAY_MS, Resolution, SeriesPoint, SeriesQuery, Store};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock, RwLock};
 
@@ -84,13 +86,28 @@ pub fn client_views(cluster: &str, from_ms: u64, to_ms: u64) -> crate::clients::
         .unwrap_or_default()
 }
 
-/// This cycle's findings from the cluster's hosts and its producers' reports.
+/// This cycle's findings from the cluster's hosts, its producers' reports and its traffic history.
 pub async fn cycle_findings(
     cluster: &ClusterConfig,
+    snapshot: &ClusterSnapshot,
     thresholds: &Thresholds,
     now_ms: u64,
 ) -> Vec<Finding> {
     let mut findings = host_findings(cluster, thresholds, now_ms).await;
+    if let Some(store) = EXTRAS.store.get() {
+        match surge_inputs(store, snapshot, thresholds.traffic_surge.days, now_ms).await {
+            Ok(topics) => findings.extend(mqwatch_checks::surge::traffic_surge(
+                &cluster.name,
+                cluster.engine,
+                &topics,
+                &thresholds.traffic_surge,
+                now_ms,
+            )),
+            Err(e) => {
+                tracing::warn!(cluster = %cluster.name, "cannot read daily traffic maxima: {e}")
+            }
+        }
+    }
     let windows = EXTRAS
         .clients
         .lock()
@@ -110,6 +127,54 @@ pub async fn cycle_findings(
         now_ms,
     ));
     findings
+}
+
+/// Each topic's produced messages in the snapshot's last minute, with the daily maxima of the `days` days
+/// before today from the store's day rollups of `produce_messages`.
+pub async fn surge_inputs(
+    store: &Store,
+    snapshot: &ClusterSnapshot,
+    days: u32,
+    now_ms: u64,
+) -> anyhow::Result<Vec<TopicTraffic>> {
+    let mut last: BTreeMap<&str, f64> = BTreeMap::new();
+    for t in &snapshot.traffic {
+        if let (TrafficMetric::ProduceMessages, Some(topic), None) =
+            (t.metric, t.topic.as_deref(), t.group.as_deref())
+        {
+            *last.entry(topic).or_default() += t.last_minute as f64;
+        }
+    }
+    if last.is_empty() || days == 0 {
+        return Ok(Vec::new());
+    }
+    let today = now_ms - now_ms % DAY_MS;
+    let rollups = store
+        .rollups(
+            Resolution::Day,
+            &SeriesQuery {
+                cluster: snapshot.cluster.clone(),
+                metric: "produce_messages".into(),
+                subject: None,
+                from_ms: today.saturating_sub(u64::from(days) * DAY_MS),
+                to_ms: today,
+            },
+        )
+        .await?;
+    let mut maxima: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for r in &rollups {
+        if let Some(topic) = r.subject.strip_prefix("topic ") {
+            maxima.entry(topic).or_default().push(r.max);
+        }
+    }
+    Ok(last
+        .into_iter()
+        .map(|(topic, v)| TopicTraffic {
+            topic: topic.to_string(),
+            last_minute: v,
+            daily_maxima: maxima.remove(topic).unwrap_or_default(),
+        })
+        .collect())
 }
 
 async fn host_findings(
@@ -214,4 +279,71 @@ pub fn host_points(cluster: &str, samples: &[HostSample], now_ms: u64) -> Vec<Se
         }
     }
     points
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mqwatch_model::{NodeRef, NodeRole, TrafficSample};
+    use mqwatch_store::StoreUrl;
+
+    #[tokio::test]
+    async fn surge_inputs_read_the_previous_days_maxima_from_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&StoreUrl::Sqlite(dir.path().join("s.db")))
+            .await
+            .unwrap();
+        let today = 1_764_460_800_000 - 1_764_460_800_000 % DAY_MS;
+        let minute = |day: u64, m: u64, v: f64| {
+            SeriesPoint::new(
+                "c",
+                "produce_messages",
+                "topic orders",
+                today - day * DAY_MS + m * 60_000,
+                v,
+            )
+        };
+        store
+            .insert_minutes(&[
+                minute(1, 0, 100.0),
+                minute(1, 5, 900.0),
+                minute(2, 3, 1_500.0),
+                minute(9, 0, 1e6),
+            ])
+            .await
+            .unwrap();
+        store.roll_up(today - 10 * DAY_MS, today).await.unwrap();
+        let snapshot = ClusterSnapshot {
+            cluster: "c".into(),
+            traffic: [("orders", 4_000), ("fresh", 10)]
+                .into_iter()
+                .map(|(t, n)| TrafficSample {
+                    metric: TrafficMetric::ProduceMessages,
+                    topic: Some(t.into()),
+                    group: None,
+                    node: NodeRef::new(NodeRole::Broker, "b:0"),
+                    last_minute: n,
+                    minute_avg: 0.0,
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let now = today + 3_600_000;
+        let mut inputs = surge_inputs(&store, &snapshot, 7, now).await.unwrap();
+        inputs.sort_by(|a, b| a.topic.cmp(&b.topic));
+        assert_eq!(inputs[0].topic, "fresh");
+        assert!(inputs[0].daily_maxima.is_empty());
+        let mut maxima = inputs[1].daily_maxima.clone();
+        maxima.sort_by(f64::total_cmp);
+        assert_eq!(maxima, vec![900.0, 1_500.0], "day 9 is outside the 7 days");
+        let f = mqwatch_checks::surge::traffic_surge(
+            "c",
+            mqwatch_model::Engine::Rocketmq,
+            &inputs,
+            &Default::default(),
+            now,
+        );
+        assert_eq!(f.len(), 1, "4 000 > 2 x 1 500: {f:?}");
+        assert_eq!(f[0].subject.to_string(), "topic orders");
+    }
 }

@@ -157,7 +157,7 @@ pub async fn cycle(
     };
     let mut findings = mqwatch_checks::run_all(&snapshot, previous, thresholds, now_ms);
     findings.extend(ledger_findings);
-    findings.extend(crate::extras::cycle_findings(cluster, thresholds, now_ms).await);
+    findings.extend(crate::extras::cycle_findings(cluster, &snapshot, thresholds, now_ms).await);
     findings.extend(mqwatch_checks::lifecycle::check(
         &cluster.name,
         cluster.engine,

@@ -81,10 +81,16 @@ fn hooked_producer_reports_reach_mqwatch_and_failures_raise_produce_failure() {
     measured.sort_unstable();
     assert!(measured.len() >= COUNT, "{} sends measured", measured.len());
 
+    let last = std::cell::RefCell::new(serde_json::Value::Null);
     let view = poll_until("every send in mqwatch's client view", DEADLINE, || {
         let v = get_json(&addr, "/api/v1/clusters/rmq/clients?minutes=10")?;
+        if *last.borrow() != v {
+            eprintln!("client view: {v}");
+            *last.borrow_mut() = v.clone();
+        }
         (v["topics"]["stats-t"]["sends"].as_u64()? == measured.len() as u64).then_some(v)
     });
+    drop(last);
     let topic = &view["topics"]["stats-t"];
     assert_eq!(topic["failures"], 0, "{view}");
     assert!(
@@ -103,13 +109,26 @@ fn hooked_producer_reports_reach_mqwatch_and_failures_raise_produce_failure() {
 
     // The broker dies: the producer's sends to stats-t-2 fail.
     cluster.broker("broker-a", 0).process.kill();
-    let finding = poll_until("a produce_failure finding", DEADLINE, || {
-        get_json(&addr, "/api/v1/findings")?
-            .as_array()?
-            .iter()
-            .find(|f| f["kind"] == "produce_failure" && f["subject"]["topic"] == "stats-t-2")
-            .cloned()
-    });
+    let start = std::time::Instant::now();
+    let finding = loop {
+        let found = get_json(&addr, "/api/v1/findings").and_then(|f| {
+            f.as_array()?
+                .iter()
+                .find(|f| f["kind"] == "produce_failure" && f["subject"]["topic"] == "stats-t-2")
+                .cloned()
+        });
+        if let Some(f) = found {
+            break f;
+        }
+        assert!(
+            start.elapsed() < DEADLINE,
+            "no produce_failure after {DEADLINE:?}; client view: {:?}\nfindings: {:?}\nproducer: {}",
+            get_json(&addr, "/api/v1/clusters/rmq/clients?minutes=10"),
+            get_json(&addr, "/api/v1/findings"),
+            producer.log_tail(3000)
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
     assert!(
         finding["evidence"]["failures"].as_u64().unwrap() >= 1,
         "{finding}"

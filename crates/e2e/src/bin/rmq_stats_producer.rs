@@ -6,7 +6,8 @@
 //! ```
 //! Sends COUNT messages one after another, then prints `MEASURED <µs,µs,…>`: each send's wire latency as an
 //! independent recorder saw it (its own hook at the same two points — request leaving, response arriving — kept
-//! as exact values, not through a histogram). Then it keeps sending one message every 100 ms until killed;
+//! as exact values, not through a histogram). Then it keeps sending one message every 100 ms to `TOPIC-2` until
+//! killed;
 //! a send that fails before reaching the wire (no connection to the broker) is recorded by the application's
 //! error path with `ProducerStats::record`, as an application would, and counted in `FAILED <n>` lines.
 
@@ -105,14 +106,14 @@ async fn run(rt: Arc<ClientRuntime>, args: &[String]) -> Result<(), Error> {
         stats: StatsRpcHook::new(stats.clone(), Duration::from_secs(4)),
     }));
     producer.start().await?;
-    let message = || {
+    let message = |topic: &str| {
         Message::builder()
             .topic(topic.to_string())
             .body_slice(b"mqwatch")
             .build_unchecked()
     };
     for _ in 0..count {
-        producer.send_with_timeout(message(), 3_000).await?;
+        producer.send_with_timeout(message(topic), 3_000).await?;
     }
     let measured: Vec<String> = exact
         .done
@@ -124,13 +125,14 @@ async fn run(rt: Arc<ClientRuntime>, args: &[String]) -> Result<(), Error> {
     println!("MEASURED {}", measured.join(","));
     let _ = std::io::stdout().flush();
     let mut failed = 0u64;
+    let after = format!("{topic}-2");
     loop {
         tokio::time::sleep(Duration::from_millis(100)).await;
         let started = Instant::now();
-        if let Err(e) = producer.send_with_timeout(message(), 1_000).await {
+        if let Err(e) = producer.send_with_timeout(message(&after), 1_000).await {
             // What never reached the wire is the application's to count.
             stats.record(
-                topic,
+                &after,
                 "(unsent)",
                 started.elapsed(),
                 Outcome::Failed(ErrorKind::Network),

@@ -156,7 +156,7 @@ pub fn sample(host: &str, prev: Option<&Counters>, cur: &Counters) -> HostSample
     if let (Some(total), Some(avail)) = (cur.mem_total, cur.mem_available)
         && total > 0.0
     {
-        s.memory_percent = Some(100.0 * (total - avail).max(0.0) / total);
+        s.memory_percent = Some((100.0 * (total - avail) / total).clamp(0.0, 100.0));
     }
     if let Some((mount, fs)) = cur
         .filesystems
@@ -184,7 +184,7 @@ pub fn sample(host: &str, prev: Option<&Counters>, cur: &Counters) -> HostSample
         .iter()
         .filter_map(|(d, v)| {
             let before = prev.disk_io_seconds.get(d)?;
-            (v >= before).then(|| (d, (100.0 * (v - before) / secs).min(100.0)))
+            (v >= before).then(|| (d, (100.0 * (v - before) / secs).clamp(0.0, 100.0)))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
     {
@@ -199,7 +199,7 @@ pub fn sample(host: &str, prev: Option<&Counters>, cur: &Counters) -> HostSample
 
 /// Usage as `df` shows it: used / (used + available to non-root), so root's reserved blocks count as full.
 fn used((size, free, avail): &(f64, f64, f64)) -> f64 {
-    let used = (size - free).max(0.0);
+    let (used, avail) = ((size - free).max(0.0), avail.max(0.0));
     if used + avail > 0.0 {
         100.0 * used / (used + avail)
     } else {

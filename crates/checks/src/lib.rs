@@ -12,13 +12,16 @@ pub mod backlog;
 pub mod clients;
 pub mod failures;
 pub mod lag_status;
+pub mod hosts;
 pub mod ledgers;
 pub mod lifecycle;
 pub mod liveness;
 pub mod offsets;
 pub mod partitions;
+pub mod produce;
 pub mod replicas;
 pub mod replication_stuck;
+pub mod surge;
 #[cfg(test)]
 mod testing;
 mod thresholds;

@@ -22,6 +22,12 @@ pub struct Thresholds {
     pub ledgers: crate::ledgers::LedgerThresholds,
     /// Kafka partitions: `replication_factor_low`, `placement_violation`, `under_replication_stuck`.
     pub replication: ReplicationThresholds,
+    /// `host_threshold` (`[thresholds.host]`).
+    pub host: crate::hosts::HostThresholds,
+    /// `produce_failure` from client reports and the probe (`[thresholds.produce_failure]`).
+    pub produce_failure: crate::produce::ProduceFailureThresholds,
+    /// `traffic_surge` (`[thresholds.traffic_surge]`).
+    pub traffic_surge: crate::surge::TrafficSurgeThresholds,
     /// `consumer_lag_status` (Burrow's window).
     pub lag_status: LagStatusThresholds,
 }

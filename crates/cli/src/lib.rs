@@ -5,9 +5,11 @@
 pub mod audit;
 pub mod check;
 pub mod cli;
+pub mod clients;
 pub mod config;
 pub mod demo;
 pub mod lifecycles;
+pub mod extras;
 pub mod run;
 pub mod serve;
 pub mod state;

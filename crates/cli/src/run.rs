@@ -178,6 +178,7 @@ pub async fn cycle(
         now_ms,
     );
     findings.extend(over_time);
+    findings.extend(crate::extras::cycle_findings(cluster, &snapshot, thresholds, now_ms).await);
     findings.extend(mqwatch_checks::lifecycle::check(
         &cluster.name,
         cluster.engine,

@@ -14,6 +14,7 @@
 
 pub mod alertmanager;
 pub mod bookkeeper;
+pub mod node_exporter;
 pub mod process;
 pub mod prometheus;
 pub mod rocketmq;

@@ -14,6 +14,7 @@
 
 mod alarms_api;
 mod api;
+mod intake;
 pub mod metrics;
 pub(crate) mod record;
 
@@ -84,6 +85,7 @@ async fn serve(config: Config, listen: String, state: StateDir) -> Result<()> {
         .await
         .with_context(|| format!("cannot open the store {url}"))?;
     tracing::info!(store = %store.describe(), "store open");
+    crate::extras::attach_store(store.clone());
     let traffic = config
         .clusters
         .iter()
@@ -145,6 +147,7 @@ async fn serve(config: Config, listen: String, state: StateDir) -> Result<()> {
             get(api::silences).post(api::add_silence),
         )
         .route("/api/v1/silences/{id}", delete(api::delete_silence))
+        .merge(intake::router(&config))
         .route("/api/v1/alarms/{key}/ack", post(alarms_api::ack))
         .layer(axum::middleware::from_fn_with_state(
             shared.clone(),

@@ -11,8 +11,8 @@
 pub mod backlog;
 pub mod clients;
 pub mod failures;
-pub mod lag_status;
 pub mod hosts;
+pub mod lag_status;
 pub mod ledgers;
 pub mod lifecycle;
 pub mod liveness;

@@ -367,9 +367,11 @@ async fn leader_move_reads_offsets_from_the_new_leader_without_findings() {
     assert_eq!(range.latest, 150, "asked of the new leader");
     assert!(s.errors.is_empty(), "{:#?}", s.errors);
     assert!(kinds(&f).is_empty(), "{:#?}", kinds(&f));
+    // Broker 2 was asked both ends of its own partitions in the first cycle and the latest offsets (now including
+    // orders-0) in the second; earliest offsets come from the collector's cache between full reads.
     let seen = h.brokers[&2].seen.lock().unwrap().clone();
     assert!(
-        seen.iter().filter(|(k, _)| *k == 2).count() >= 4,
+        seen.iter().filter(|(k, _)| *k == 2).count() >= 3,
         "{seen:?}"
     );
 }

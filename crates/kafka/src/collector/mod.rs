@@ -141,7 +141,7 @@ pub async fn collect(
         .collect();
     // Offsets and groups need nothing of each other: read together.
     let (ranges, mut found) = tokio::join!(
-        offsets::collect(client, &cycle, &meta, target.concurrency),
+        offsets::collect(client, &cycle, &meta, target.concurrency, &memory.earliest),
         groups::read(client, &cycle, &coordinators, target.concurrency),
     );
     // Asked after those: some servers (tansu 0.6) reset the connection on DescribeConfigs, which would take the

@@ -27,13 +27,16 @@ struct Sample {
     last_ms: u64,
 }
 
-/// What the collector remembers between cycles of one cluster for time lag. Keep one per cluster.
+/// What the collector remembers between cycles of one cluster: record timestamps and sampled offsets for time lag,
+/// and earliest offsets between their full reads. Keep one per cluster.
 #[derive(Debug, Default)]
 pub struct LagMemory {
     /// `(topic, partition, offset)` → the record's timestamp (ms).
     records: Mutex<HashMap<(String, i32, i64), i64>>,
     /// `(topic, partition)` → sampled points, oldest first.
     samples: Mutex<HashMap<(String, i32), VecDeque<Sample>>>,
+    /// Earliest offsets between their full reads.
+    pub(crate) earliest: super::offsets::EarliestCache,
 }
 
 impl LagMemory {

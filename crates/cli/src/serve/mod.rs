@@ -13,6 +13,7 @@
 mod api;
 mod metrics;
 mod record;
+mod views;
 
 use crate::config::{ClusterConfig, Config};
 use crate::run::{CycleResult, cycle, now_ms};
@@ -139,6 +140,10 @@ async fn serve(config: Config, listen: String, state: StateDir) -> Result<()> {
             get(api::silences).post(api::add_silence),
         )
         .route("/api/v1/silences/{id}", delete(api::delete_silence))
+        .route("/api/v1/overview", get(views::overview))
+        .route("/api/v1/clusters/{name}/groups", get(views::groups))
+        .route("/api/v1/clusters/{name}/durability", get(views::durability))
+        .merge(mqwatch_web::router())
         .with_state(shared);
     let listener = tokio::net::TcpListener::bind(&listen)
         .await

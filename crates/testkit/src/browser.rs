@@ -41,7 +41,11 @@ pub fn web_deps() -> PathBuf {
 
 /// Runs `crates/web/browser-tests/<script>` with `config` as its argument, at most `deadline`; returns the JSON
 /// it printed after `RESULT `. Panics with the script's whole output when it fails.
-pub fn run_script(script: &str, config: &serde_json::Value, deadline: Duration) -> serde_json::Value {
+pub fn run_script(
+    script: &str,
+    config: &serde_json::Value,
+    deadline: Duration,
+) -> serde_json::Value {
     assert!(
         Path::new(CHROMIUM).exists(),
         "{CHROMIUM} is missing: apt-get install chromium (./scripts/test does)"

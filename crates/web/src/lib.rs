@@ -128,7 +128,10 @@ mod tests {
         let page = std::str::from_utf8(asset("index.html").unwrap().bytes).unwrap();
         for part in page.split(['"', '\'']) {
             if let Some(path) = part.strip_prefix("/assets/") {
-                assert!(asset(path).is_some(), "index.html names {path}, not embedded");
+                assert!(
+                    asset(path).is_some(),
+                    "index.html names {path}, not embedded"
+                );
             }
             assert!(!part.starts_with("http"), "index.html loads {part}");
         }

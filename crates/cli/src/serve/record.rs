@@ -50,7 +50,11 @@ pub fn series_points(result: &CycleResult) -> Vec<SeriesPoint> {
                 total as f64,
             ));
         }
-        let age = g.positions.iter().filter_map(|p| p.oldest_unconsumed_age_ms).max();
+        let age = g
+            .positions
+            .iter()
+            .filter_map(|p| p.oldest_unconsumed_age_ms)
+            .max();
         if let Some(age) = age {
             points.push(point(
                 "backlog_age_ms",

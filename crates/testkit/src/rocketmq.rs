@@ -95,7 +95,7 @@ impl RocketMqCluster {
         let bin = peer_dir("rocketmq", VERSION).join("bin");
         let dir = tempfile::Builder::new()
             .prefix("mqwatch-rmq-")
-            .tempdir()
+            .tempdir_in(store_parent())
             .expect("temp dir");
         let port = free_port();
         let home = dir.path().join("namesrv");
@@ -195,6 +195,19 @@ impl RocketMqCluster {
             ));
         }
         out
+    }
+}
+
+/// Where the peers' homes and stores go: `/dev/shm` when it is there, else the temp dir. The broker refuses writes
+/// once its store's file system is 90 % used, counted as `1 - available / total` (statvfs), and that cap cannot be
+/// raised by config (it is clamped at 90 %). A root file system with a large reservation for other users looks full
+/// to it long before it is; a tmpfs has its own counts, and the test brokers' stores are a few MiB.
+fn store_parent() -> PathBuf {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() && tempfile::Builder::new().tempdir_in(shm).is_ok() {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
     }
 }
 

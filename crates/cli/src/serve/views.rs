@@ -253,3 +253,129 @@ pub async fn durability(State(shared): State<Shared>, Path(name): Path<String>) 
         Err(e) => *e,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::Lifecycle;
+    use mqwatch_model::{
+        ClusterSnapshot, Engine, Evidence, GroupPosition, GroupRef, GroupStatus, LogRef, NodeRef,
+    };
+    use mqwatch_stats::lifecycle::LifecycleTracker;
+
+    fn position(
+        queue_id: i32,
+        latest: i64,
+        committed: Option<i64>,
+        age: Option<u64>,
+    ) -> GroupPosition {
+        GroupPosition {
+            log: LogRef::Queue {
+                topic: "orders".into(),
+                broker: "broker-a".into(),
+                queue_id,
+            },
+            earliest: 0,
+            latest,
+            committed,
+            oldest_unconsumed_age_ms: age,
+            age_source: None,
+        }
+    }
+
+    fn result(findings: Vec<Finding>) -> CycleResult {
+        let group = |name: &str, positions| GroupStatus {
+            group: GroupRef::new(name),
+            model: Default::default(),
+            clients: vec![],
+            positions,
+            retry_total: None,
+            dead_letter_total: None,
+            send_back_last_minute: None,
+        };
+        CycleResult {
+            snapshot: ClusterSnapshot {
+                cluster: "c".into(),
+                engine: Some(Engine::Rocketmq),
+                groups: vec![
+                    group("idle", vec![position(0, 10, Some(10), None)]),
+                    group(
+                        "slow",
+                        vec![
+                            position(0, 10, Some(5), Some(4_000)),
+                            position(1, 9, Some(2), Some(9_000)),
+                            position(2, 3, None, None),
+                        ],
+                    ),
+                ],
+                ..Default::default()
+            },
+            findings,
+            lifecycle: Lifecycle {
+                metrics: LifecycleTracker::<NodeRef>::new().metrics(0),
+                nodes: vec![],
+            },
+            ledgers: None,
+        }
+    }
+
+    fn finding(kind: FindingKind, subject: Subject) -> Finding {
+        Finding::new(kind, "c", Engine::Rocketmq, subject, "m", 0)
+    }
+
+    #[test]
+    fn groups_sum_backlog_take_the_oldest_age_and_the_lag_status() {
+        let slow = Subject::Group {
+            group: GroupRef::new("slow"),
+            topic: None,
+        };
+        let r = result(vec![
+            finding(FindingKind::ConsumerLagStatus, slow.clone())
+                .with_evidence(Evidence::new().with("status", "STALL")),
+            finding(FindingKind::Backlog, slow),
+        ]);
+        let rows = group_rows(&r);
+        assert_eq!(rows[0]["group"], "slow", "most behind first");
+        assert_eq!(rows[0]["backlog"], 12);
+        assert_eq!(rows[0]["logs_without_commit"], 1);
+        assert_eq!(rows[0]["oldest_unconsumed_age_ms"], 9_000);
+        assert_eq!(rows[0]["status"]["status"], "STALL");
+        assert_eq!(rows[0]["backlog_finding"], "m");
+        assert_eq!(rows[1]["backlog"], 0);
+        assert_eq!(rows[1]["status"], Value::Null, "no check, no status");
+    }
+
+    #[test]
+    fn durability_lists_violations_by_category() {
+        let ledger = |id| Subject::Log {
+            log: LogRef::Ledger { id },
+        };
+        let r = result(vec![
+            finding(FindingKind::EntriesBelowAckQuorum, ledger(7)),
+            finding(FindingKind::EntriesBelowAckQuorum, ledger(9)),
+            finding(FindingKind::Backlog, Subject::Cluster),
+        ]);
+        let v = durability_view(&r);
+        let cats = v["categories"].as_array().unwrap();
+        assert_eq!(cats.len(), DURABILITY_KINDS.len());
+        let ack = cats
+            .iter()
+            .find(|c| c["kind"] == "entries_below_ack_quorum")
+            .unwrap();
+        assert_eq!(ack["count"], 2);
+        assert_eq!(ack["violations"][1]["subject"], "ledger 9");
+        let total: u64 = cats.iter().map(|c| c["count"].as_u64().unwrap()).sum();
+        assert_eq!(total, 2, "backlog is not a durability finding");
+    }
+
+    #[test]
+    fn the_summary_counts_findings_by_severity() {
+        let r = result(vec![finding(FindingKind::BrokerDown, Subject::Cluster)]);
+        let s = cluster_summary(&r, true);
+        assert_eq!(s["findings"]["critical"], 1);
+        assert_eq!(s["findings"]["warning"], 0);
+        assert_eq!(s["simulated"], true);
+        assert_eq!(s["worst"], "critical");
+        assert_eq!(s["groups"], 2);
+    }
+}

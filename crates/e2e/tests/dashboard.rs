@@ -208,3 +208,58 @@ fn dashboard_against_real_rocketmq_shows_traffic_backlog_and_silences_an_alarm()
     );
     serve.stop(Duration::from_secs(10));
 }
+
+#[test]
+fn dashboard_against_the_demo_labels_it_simulated_draws_every_chart_and_silences_an_alarm() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let (mut demo, addr) = start_mqwatch(
+        &[
+            "demo",
+            "--listen",
+            "127.0.0.1:0",
+            "--state-dir",
+            state.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    let token = poll_until("the demo's token in its log", DEADLINE, || {
+        let log = demo.log_tail(16384);
+        let rest = log.split("token ").nth(1)?;
+        Some(rest.split_whitespace().next()?.trim_matches('"').to_string())
+    });
+    let out = screenshots();
+    let charts = ["chart-traffic", "chart-latency", "chart-backlog", "chart-age"];
+    let result = browser::run_script(
+        "dashboard.cjs",
+        &serde_json::json!({
+            "url": format!("http://{addr}/"),
+            "out": out,
+            "name": "demo",
+            "charts": charts,
+            "alarmKind": "*",
+            "token": token,
+            "simulated": true,
+            "deadlineMs": 90_000,
+        }),
+        Duration::from_secs(300),
+    );
+    for chart in charts {
+        let c = &result["charts"][chart];
+        assert!(c["points"].as_u64() > Some(0), "{chart}: {result}");
+        assert!(c["coloured"].as_u64() > Some(0), "{chart} drew its series: {result}");
+    }
+    assert_eq!(result["simulatedLabel"], true, "{result}");
+    let badge = result["silenced"]["badge"].as_str().unwrap_or_default();
+    let silences = get_json(&addr, "/api/v1/silences").expect("silences");
+    let made = silences
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| format!("silenced #{}", s["id"]) == badge)
+        .unwrap_or_else(|| panic!("the UI's silence {badge:?} is not stored: {silences}"));
+    assert_eq!(made["matcher"]["kind"], result["alarm"]["kind"], "{silences}");
+    assert_eq!(made["matcher"]["subject"], result["alarm"]["subject"], "{silences}");
+    update_docs(&out.join("demo.png"));
+    demo.stop(Duration::from_secs(10));
+}

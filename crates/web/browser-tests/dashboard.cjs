@@ -5,8 +5,8 @@
 //   out          directory for screenshots
 //   name         screenshot name prefix
 //   charts       chart container ids that must show data points (uPlot data length > 0, series pixels drawn)
-//   alarmKind    an alarm of this finding kind must show in the alarms table; it is then silenced through the
-//                UI (token typed, "silence" clicked) and must show as silenced
+//   alarmKind    an alarm of this finding kind ("*": any) must show in the alarms table; it is then silenced
+//                through the UI (token typed, "silence" clicked) and must show as silenced
 //   token        the [server] token to type
 //   simulated    whether the "simulated" label must be visible
 //   deadlineMs   how long to wait for each of these
@@ -51,12 +51,14 @@ function chartProbe(id) {
 
 function alarmProbe(kind) {
   const rows = [...document.querySelectorAll("#alarms tr.alarm")]
-    .filter((tr) => tr.children[2].textContent === kind && !tr.classList.contains("resolved"));
+    .filter((tr) => (kind === "*" || tr.children[2].textContent === kind) &&
+      !tr.classList.contains("resolved") && !tr.classList.contains("silenced"));
   if (!rows.length) return { ok: false, alarms: document.querySelector("#alarms tbody").textContent };
   const tr = rows[0];
   return {
     ok: true, key: tr.dataset.key, silenced: tr.classList.contains("silenced"),
-    text: tr.textContent, subject: tr.children[4].textContent, cluster: tr.children[3].textContent,
+    text: tr.textContent, kind: tr.children[2].textContent, subject: tr.children[4].textContent,
+    cluster: tr.children[3].textContent,
   };
 }
 

@@ -48,6 +48,18 @@ pub enum Command {
         /// HTTP listen address.
         #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
         listen: String,
+        /// Seed of the simulation: the same seed and start time give the same estate.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Run the fault schedule this many times faster (thresholds and interval scale alike).
+        #[arg(long, default_value_t = 1.0)]
+        speed: f64,
+        /// History computed at start, so hour and day charts have data (e.g. 3h; 0s for none).
+        #[arg(long, default_value = "3h", value_name = "DURATION")]
+        backfill: String,
+        /// Bearer token for silences (default: generated and printed).
+        #[arg(long)]
+        token: Option<String>,
     },
 }
 
@@ -173,10 +185,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let state = StateDir::resolve(args.state_dir.as_deref(), None)?;
             crate::check::run(&config, &clusters, &state, json, true)
         }
-        Command::Demo { .. } => not_yet("demo", "the dashboard and demo issue"),
+        Command::Demo {
+            listen,
+            seed,
+            speed,
+            backfill,
+            token,
+        } => crate::demo::run(crate::demo::DemoOptions {
+            listen,
+            seed,
+            speed,
+            backfill: crate::demo::parse_backfill(&backfill)?,
+            token,
+            state_dir: args.state_dir,
+        }),
     }
-}
-
-fn not_yet(what: &str, issue: &str) -> Result<ExitCode> {
-    bail!("`mqwatch {what}` is not built yet: it arrives with {issue}")
 }

@@ -113,6 +113,21 @@ pub struct ClusterConfig {
     /// BookKeeper: bookie id → rack, over the cluster's own `/bookies` map.
     #[serde(default)]
     pub racks: std::collections::BTreeMap<String, String>,
+    /// Where observations come from: `network` (default, the engine's collector) or `simulated` (`mqwatch demo`'s
+    /// simulated cluster of this engine; no addresses needed).
+    #[serde(default)]
+    pub source: Source,
+}
+
+/// Where a cluster's observations come from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// The engine's collector, over the network.
+    #[default]
+    Network,
+    /// The built-in simulated estate ([`crate::demo`]).
+    Simulated,
 }
 
 fn default_interval() -> Span {
@@ -157,6 +172,15 @@ impl ClusterConfig {
             metadata_concurrency: default_metadata_concurrency(),
             ledger_concurrency: default_ledger_concurrency(),
             racks: Default::default(),
+            source: Source::Network,
+        }
+    }
+
+    /// A simulated cluster of `engine` named `name`, as `mqwatch demo` builds it.
+    pub fn simulated(name: &str, engine: Engine) -> Self {
+        ClusterConfig {
+            source: Source::Simulated,
+            ..Self::with_defaults(name.to_string(), engine)
         }
     }
 
@@ -216,6 +240,7 @@ impl Config {
                 bail!("{at}: name is used by another cluster");
             }
             match c.engine {
+                _ if c.source == Source::Simulated => {}
                 Engine::Rocketmq if c.name_servers.is_empty() => {
                     bail!("{at}: engine rocketmq needs name_servers")
                 }

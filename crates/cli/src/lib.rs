@@ -6,6 +6,7 @@ pub mod audit;
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod demo;
 pub mod run;
 pub mod serve;
 pub mod state;

@@ -75,6 +75,8 @@ pub struct Collectors {
     pub kafka: KafkaClient,
     /// Kafka record timestamps and sampled offsets, for time lag.
     pub kafka_lag: LagMemory,
+    /// The simulated cluster that stands in for the network (`source = "simulated"`), if any.
+    pub simulated: Option<std::sync::Arc<crate::demo::Simulated>>,
 }
 
 impl Collectors {
@@ -88,6 +90,7 @@ impl Collectors {
                 ..KafkaClientConfig::default()
             }),
             kafka_lag: LagMemory::new(),
+            simulated: crate::demo::simulated(cluster),
         }
     }
 }
@@ -103,6 +106,9 @@ pub async fn cycle(
     now_ms: u64,
 ) -> Result<CycleResult> {
     let (snapshot, ledger_findings, ledgers) = match cluster.engine {
+        _ if collectors.simulated.is_some() => {
+            crate::demo::collect(collectors, cluster, thresholds, memory, now_ms)
+        }
         Engine::Rocketmq => {
             let target = Target {
                 cluster: cluster.name.clone(),

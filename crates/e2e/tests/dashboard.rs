@@ -218,16 +218,13 @@ fn dashboard_against_the_demo_labels_it_simulated_draws_every_chart_and_silences
             "demo",
             "--listen",
             "127.0.0.1:0",
+            "--token",
+            TOKEN,
             "--state-dir",
             state.to_str().unwrap(),
         ],
         dir.path(),
     );
-    let token = poll_until("the demo's token in its log", DEADLINE, || {
-        let log = demo.log_tail(16384);
-        let rest = log.split("token ").nth(1)?;
-        Some(rest.split_whitespace().next()?.trim_matches('"').to_string())
-    });
     let out = screenshots();
     let charts = ["chart-traffic", "chart-latency", "chart-backlog", "chart-age"];
     let result = browser::run_script(
@@ -238,7 +235,7 @@ fn dashboard_against_the_demo_labels_it_simulated_draws_every_chart_and_silences
             "name": "demo",
             "charts": charts,
             "alarmKind": "*",
-            "token": token,
+            "token": TOKEN,
             "simulated": true,
             "deadlineMs": 90_000,
         }),

@@ -12,7 +12,7 @@
 
 mod api;
 mod metrics;
-mod record;
+pub(crate) mod record;
 mod views;
 
 use crate::config::{ClusterConfig, Config};
@@ -301,6 +301,7 @@ async fn clusters(State(shared): State<Shared>) -> impl IntoResponse {
                 "cycle_ms": r.snapshot.cycle_ms,
                 "findings": r.findings.len(),
                 "worst": Finding::worst(&r.findings),
+                "simulated": crate::demo::is_simulated(&r.snapshot.cluster),
             })
         })
         .collect();

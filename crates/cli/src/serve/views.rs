@@ -107,8 +107,8 @@ fn topics(r: &CycleResult) -> std::collections::BTreeSet<String> {
 }
 
 /// Whether the cycle came from the demo's simulated estate.
-fn is_simulated(_r: &CycleResult) -> bool {
-    false
+fn is_simulated(r: &CycleResult) -> bool {
+    crate::demo::is_simulated(&r.snapshot.cluster)
 }
 
 /// `GET /api/v1/overview`.

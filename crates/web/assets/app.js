@@ -32,7 +32,10 @@ function select(key, value) {
 
 async function refreshCluster(overview) {
   const names = overview.clusters.map((c) => c.name);
-  if (!names.includes(state.cluster)) state.cluster = names[0] || "";
+  // Default: the first cluster with topics (charts to show), else the first.
+  if (!names.includes(state.cluster)) {
+    state.cluster = (overview.clusters.find((c) => c.topics > 0) || overview.clusters[0] || {}).name || "";
+  }
   const clusterSelect = document.getElementById("cluster");
   MQ.syncOptions(clusterSelect, names);
   clusterSelect.value = state.cluster;

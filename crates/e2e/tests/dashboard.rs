@@ -225,7 +225,12 @@ fn dashboard_against_the_demo_labels_it_simulated_draws_every_chart_and_silences
         dir.path(),
     );
     let out = screenshots();
-    let charts = ["chart-traffic", "chart-latency", "chart-backlog", "chart-age"];
+    let charts = [
+        "chart-traffic",
+        "chart-latency",
+        "chart-backlog",
+        "chart-age",
+    ];
     let result = browser::run_script(
         "dashboard.cjs",
         &serde_json::json!({
@@ -244,7 +249,10 @@ fn dashboard_against_the_demo_labels_it_simulated_draws_every_chart_and_silences
     for chart in charts {
         let c = &result["charts"][chart];
         assert!(c["points"].as_u64() > Some(0), "{chart}: {result}");
-        assert!(c["coloured"].as_u64() > Some(0), "{chart} drew its series: {result}");
+        assert!(
+            c["coloured"].as_u64() > Some(0),
+            "{chart} drew its series: {result}"
+        );
     }
     assert_eq!(result["simulatedLabel"], true, "{result}");
     let badge = result["silenced"]["badge"].as_str().unwrap_or_default();
@@ -255,8 +263,14 @@ fn dashboard_against_the_demo_labels_it_simulated_draws_every_chart_and_silences
         .iter()
         .find(|s| format!("silenced #{}", s["id"]) == badge)
         .unwrap_or_else(|| panic!("the UI's silence {badge:?} is not stored: {silences}"));
-    assert_eq!(made["matcher"]["kind"], result["alarm"]["kind"], "{silences}");
-    assert_eq!(made["matcher"]["subject"], result["alarm"]["subject"], "{silences}");
+    assert_eq!(
+        made["matcher"]["kind"], result["alarm"]["kind"],
+        "{silences}"
+    );
+    assert_eq!(
+        made["matcher"]["subject"], result["alarm"]["subject"],
+        "{silences}"
+    );
     update_docs(&out.join("demo.png"));
     demo.stop(Duration::from_secs(10));
 }

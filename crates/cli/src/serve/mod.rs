@@ -5,6 +5,9 @@
 //! silences and series of [`api`]. A timer ticks the traffic windows every 10 s (their minute window samples at
 //! that rate).
 //!
+//! The dashboard (`mqwatch-web`, embedded) is served at `/` and `/assets/`, with the read-only views it needs
+//! ([`views`]: `/api/v1/overview`, `/api/v1/clusters/{name}/groups`, `/api/v1/clusters/{name}/durability`).
+//!
 //! The store (default: `mqwatch.db` in the state directory) gets each finished cycle's findings, series rows and
 //! alarm changes ([`record`]); `/metrics` is the Prometheus exposition of the latest results ([`metrics`]); a [`Deliverer`] drains its outbox through the channels every second; every hour the
 //! last two hours are rolled up and retention applied. Stops gracefully on Ctrl-C or SIGTERM: HTTP stops taking

@@ -68,12 +68,15 @@ async function refreshCluster(overview) {
       ? MQ.series(state.cluster, `produce_latency_${p}_ms`, `topic ${latencyTopic}`, w, "max")
       : { x: [], y: [] }),
   ]);
-  MQ.chart("chart-traffic", [state.topic ? `${state.topic} messages` : "all topics, messages"], [produced.x, produced.y]);
+  const now = Date.now() / 1000;
+  const range = [now - (MQ.WINDOWS[w] || MQ.WINDOWS.minute).span / 1000, now];
+  MQ.chart("chart-traffic", [state.topic ? `${state.topic} messages` : "all topics, messages"],
+    [produced.x, produced.y], "", range);
   document.getElementById("group-name").textContent = state.group;
-  MQ.chart("chart-backlog", [`${state.group || "no group"} backlog`], [backlog.x, backlog.y]);
-  MQ.chart("chart-age", ["oldest unconsumed, s"], [age.x, age.y.map((v) => v / 1000)], "s");
+  MQ.chart("chart-backlog", [`${state.group || "no group"} backlog`], [backlog.x, backlog.y], "", range);
+  MQ.chart("chart-age", ["oldest unconsumed, s"], [age.x, age.y.map((v) => v / 1000)], "s", range);
   document.getElementById("latency-topic").textContent = latencyTopic ? `topic ${latencyTopic}` : "";
-  MQ.chart("chart-latency", LATENCY, MQ.align(latency), "ms");
+  MQ.chart("chart-latency", LATENCY, MQ.align(latency), "ms", range);
   document.getElementById("latency-empty").hidden = latency.some((s) => s.x.length);
 }
 

@@ -30,10 +30,16 @@ MQ.align = function (series) {
   return [xs, ...cols];
 };
 
-// Draws (or redraws) the chart in container `id`: `labels` name the y columns of `data` ([x, y1, y2, …]).
-MQ.chart = function (id, labels, data, unit) {
+// The x range (seconds) each chart shows: the whole window asked for, so a single point sits at its time
+// instead of uPlot stretching the axis over years.
+MQ.ranges = {};
+
+// Draws (or redraws) the chart in container `id`: `labels` name the y columns of `data` ([x, y1, y2, …]);
+// `range` is [from, to] in seconds.
+MQ.chart = function (id, labels, data, unit, range) {
   const box = document.getElementById(id);
   const old = MQ.charts[id];
+  MQ.ranges[id] = range;
   const sameShape = old && old.series.length === labels.length + 1 &&
     labels.every((l, i) => old.series[i + 1].label === l);
   if (sameShape) {
@@ -46,14 +52,14 @@ MQ.chart = function (id, labels, data, unit) {
   const opts = {
     width,
     height: 200,
-    scales: { x: { time: true } },
+    scales: { x: { time: true, range: (u, min, max) => MQ.ranges[id] || [min, max] } },
     series: [
       {},
       ...labels.map((label, i) => ({
         label,
         stroke: PALETTE[i % PALETTE.length],
         width: 2,
-        points: { show: data[0].length < 3, size: 6 },
+        points: { size: 6 },
         value: (u, v) => (v === null || v === undefined ? "–" : MQ.num(v) + (unit ? " " + unit : "")),
       })),
     ],

@@ -14,11 +14,20 @@
 //!
 //! [[channel]]
 //! name = "ops"
-//! kind = "webhook"        # webhook | alertmanager (url = its base, resend = "1m") | email | log
+//! kind = "webhook"        # webhook | alertmanager (url = its base, resend = "1m") | email (see below) | log
 //! url = "http://127.0.0.1:9000/hook"
 //! min_severity = "warning"            # routing: default info (everything)
 //! kinds = ["backlog", "broker_down"]  # default: every kind
 //! clusters = ["orders-rmq"]           # default: every cluster
+//!
+//! [[channel]]
+//! name = "mail"
+//! kind = "email"
+//! smtp = "smtp.example.invalid:587"   # host:port
+//! from = "mqwatch <mqwatch@example.invalid>"
+//! to = ["ops@example.invalid"]
+//! tls = "starttls"        # starttls (default, required) | tls (SMTPS) | none (credentials refused)
+//! # username = "mqwatch"  # optional SMTP AUTH, with password = "…" or password_file = "/path"
 //! ```
 
 use mqwatch_model::{FindingKind, Severity, Span};
@@ -162,6 +171,48 @@ pub struct ChannelConfig {
     /// Email: the recipients.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub to: Vec<String>,
+    /// Email: how the connection is secured (default `starttls`, required).
+    #[serde(default)]
+    pub tls: SmtpTls,
+    /// Email: the SMTP AUTH user (needs `password` or `password_file`, and `tls` other than `none`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
+    /// Email: the SMTP AUTH password (never serialised back, `***` in debug output).
+    #[serde(default, skip_serializing)]
+    pub password: Option<Secret>,
+    /// Email: a file whose first line is the SMTP AUTH password, instead of `password`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password_file: Option<std::path::PathBuf>,
+}
+
+/// A secret from config: shown as `***` in debug output.
+#[derive(Clone, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("***")
+    }
+}
+
+impl From<&str> for Secret {
+    fn from(s: &str) -> Self {
+        Secret(s.to_string())
+    }
+}
+
+/// `tls` of an email channel.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SmtpTls {
+    /// Plain SMTP, then STARTTLS; the send fails when the server does not offer it (default).
+    #[default]
+    Starttls,
+    /// TLS from the first byte (SMTPS, usually port 465).
+    Tls,
+    /// No encryption (a relay on the same host or a trusted network); credentials are refused.
+    None,
 }
 
 fn default_timeout() -> Span {
@@ -197,6 +248,10 @@ impl ChannelConfig {
             smtp: None,
             from: None,
             to: Vec::new(),
+            tls: SmtpTls::default(),
+            username: None,
+            password: None,
+            password_file: None,
         }
     }
 
@@ -255,11 +310,7 @@ pub fn validate_channels(channels: &[ChannelConfig]) -> Result<(), ChannelConfig
                 }
                 Some(_) => {}
             },
-            ChannelKind::Email => {
-                if c.smtp.is_none() || c.from.is_none() || c.to.is_empty() {
-                    return Err(fail("kind email needs smtp, from and to".into()));
-                }
-            }
+            ChannelKind::Email => crate::email::check(c).map_err(fail)?,
             ChannelKind::Log => {}
         }
         if c.kind == ChannelKind::Alertmanager && c.resend.as_millis() == 0 {

@@ -5,8 +5,8 @@
 //!
 //! Channels here: `webhook` (POSTs the notification JSON; 2xx is delivered), `alertmanager` (POSTs it as an
 //! Alertmanager v2 alert, see [`crate::alertmanager`]; each pass also re-posts every firing, notified alarm the
-//! channel takes once its `resend` interval has passed) and `log` (writes it to the log). `email` rows wait (with
-//! the reason in the row) until that channel exists.
+//! channel takes once its `resend` interval has passed), `email` (one message per notification over SMTP, see
+//! [`crate::email`]) and `log` (writes it to the log).
 //! Delivery is at least once: a crash between a receiver's 2xx and the store's commit sends that row again, so
 //! webhook requests carry the outbox id in `X-Mqwatch-Delivery` for receivers that de-duplicate.
 
@@ -44,9 +44,10 @@ enum Sender {
         timeout: Duration,
         resend_ms: u64,
     },
+    Email(Box<crate::email::EmailSender>),
     Log,
-    /// A channel kind without a sender yet.
-    Missing(ChannelKind),
+    /// A channel whose config cannot work (validation lets none through); rows wait with the reason.
+    Broken(String),
 }
 
 /// Delivers outbox rows through the configured channels.
@@ -78,8 +79,11 @@ impl Deliverer {
                         timeout: c.timeout.0,
                         resend_ms: c.resend.as_millis(),
                     },
+                    ChannelKind::Email => match crate::email::EmailSender::new(c) {
+                        Ok(sender) => Sender::Email(Box::new(sender)),
+                        Err(reason) => Sender::Broken(format!("channel {}: {reason}", c.name)),
+                    },
                     ChannelKind::Log => Sender::Log,
-                    other => Sender::Missing(other),
                 };
                 (c.name.clone(), (c.clone(), sender))
             })
@@ -278,11 +282,17 @@ impl Deliverer {
                     payload = %entry.payload, "alarm notification");
                 Ok(())
             }
-            Sender::Missing(kind) => Err(format!(
-                "channel {}: kind {} cannot deliver yet",
-                entry.channel,
-                kind.as_str()
-            )),
+            Sender::Email(sender) => {
+                let n: crate::Notification = serde_json::from_value(entry.payload.clone())
+                    .map_err(|e| {
+                        format!(
+                            "email {}: outbox row {} is not a notification: {e}",
+                            entry.channel, entry.id
+                        )
+                    })?;
+                sender.send(&entry.channel, entry.id, &n).await
+            }
+            Sender::Broken(reason) => Err(reason.clone()),
         }
     }
 
@@ -306,7 +316,7 @@ impl Deliverer {
 }
 
 /// An error and its causes on one line (reqwest's own message omits the cause, e.g. "connection refused").
-fn error_chain(e: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut cause = e.source();
     while let Some(c) = cause {

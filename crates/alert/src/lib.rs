@@ -8,11 +8,13 @@
 mod alertmanager;
 mod config;
 mod deliver;
+pub mod email;
 mod lifecycle;
 
 pub use alertmanager::{alert_of_alarm, alert_of_notification, rfc3339};
 pub use config::{
-    AlertConfig, ChannelConfig, ChannelConfigError, ChannelKind, KindPolicy, validate_channels,
+    AlertConfig, ChannelConfig, ChannelConfigError, ChannelKind, KindPolicy, Secret, SmtpTls,
+    validate_channels,
 };
 pub use deliver::{Deliverer, DeliveryReport};
 pub use lifecycle::{Alerting, Cycle, Event, Notification, Outcome};

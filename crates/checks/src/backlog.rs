@@ -163,6 +163,66 @@ mod tests {
     }
 
     #[test]
+    fn kafka_groups_fire_on_count_and_record_timestamp_age() {
+        use mqwatch_model::{AgeSource, Engine, LogRef};
+        let part = |p: i32, latest: i64, committed: Option<i64>, age: Option<u64>| {
+            mqwatch_model::GroupPosition {
+                log: LogRef::Partition {
+                    topic: "orders".into(),
+                    partition: p,
+                },
+                earliest: 0,
+                latest,
+                committed,
+                oldest_unconsumed_age_ms: age,
+                age_source: Some(if age == Some(0) {
+                    AgeSource::Idle
+                } else {
+                    AgeSource::RecordTimestamp
+                }),
+            }
+        };
+        let kafka = |positions| {
+            let mut s = snapshot(vec![group("billing", positions)]);
+            s.engine = Some(Engine::Kafka);
+            s
+        };
+        let f = check(
+            &kafka(vec![
+                part(0, 600, Some(500), Some(90_000)),
+                part(1, 80, Some(80), Some(0)),
+                part(2, 7, None, None),
+            ]),
+            &t(),
+            0,
+        );
+        assert!(f.is_empty(), "100 behind is not over 100: {f:?}");
+        let s = kafka(vec![
+            part(0, 601, Some(500), Some(90_000)),
+            part(1, 80, Some(80), Some(0)),
+            part(2, 7, None, None),
+        ]);
+        let f = check(&s, &t(), 0);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].engine, Engine::Kafka);
+        assert_eq!(f[0].subject.to_string(), "group billing");
+        assert_eq!(f[0].evidence.get("count"), Some(&serde_json::json!(101)));
+        assert_eq!(
+            f[0].evidence.get("age_ms"),
+            Some(&serde_json::json!(90_000))
+        );
+        assert_eq!(
+            f[0].evidence.get("logs_without_commit"),
+            Some(&serde_json::json!(1))
+        );
+        let young = kafka(vec![part(0, 601, Some(500), Some(30_000))]);
+        assert!(
+            check(&young, &t(), 0).is_empty(),
+            "count alone is not enough"
+        );
+    }
+
+    #[test]
     fn committed_beyond_latest_is_not_negative_backlog() {
         let g = group("g", vec![position("t", 0, 0, 10, Some(500), None)]);
         assert_eq!(measure(&g).count, 0);

@@ -288,6 +288,7 @@ mod tests {
         let t = ReplicationThresholds {
             min_factor: 1,
             min_racks: 2,
+            ..Default::default()
         };
         let racks: BTreeMap<String, String> = [("1", "a"), ("2", "a"), ("3", "b")]
             .into_iter()
@@ -328,6 +329,7 @@ mod tests {
         let off = ReplicationThresholds {
             min_factor: 1,
             min_racks: 0,
+            ..Default::default()
         };
         let kinds: Vec<FindingKind> = check(&with(twice), &off, 0)
             .iter()

@@ -20,8 +20,34 @@ pub struct Thresholds {
     pub lifecycle: LifecycleThresholds,
     /// The ledger audit: `under_replication_stuck`, `placement_violation`.
     pub ledgers: crate::ledgers::LedgerThresholds,
-    /// Kafka partitions: `replication_factor_low`.
+    /// Kafka partitions: `replication_factor_low`, `placement_violation`, `under_replication_stuck`.
     pub replication: ReplicationThresholds,
+    /// `consumer_lag_status` (Burrow's window).
+    pub lag_status: LagStatusThresholds,
+}
+
+/// Burrow's evaluator settings: how many looks a window holds (`intervals`), how long it must span before a
+/// log is judged, and the lag still counted as caught up (`allowed-lag`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LagStatusThresholds {
+    /// Samples (one per cycle) per group and log (default 10, at least 2).
+    pub window: usize,
+    /// The window must span at least this long (first to last sample) before its log is judged (default 0s:
+    /// a full window is enough, as in Burrow). Raise `window` rather than this when cycles are short.
+    pub min_span: Span,
+    /// Lag at or below this counts as caught up (default 0).
+    pub allowed_lag: i64,
+}
+
+impl Default for LagStatusThresholds {
+    fn default() -> Self {
+        Self {
+            window: 10,
+            min_span: Span::from_millis(0),
+            allowed_lag: 0,
+        }
+    }
 }
 
 /// MQCloud CONSUME_UNDONE: clustering groups alert when age AND count exceed; broadcasting groups on count.
@@ -122,7 +148,8 @@ impl Default for LifecycleThresholds {
 
 /// Partition replication: a partition with fewer replicas than `min_factor` is `replication_factor_low`; one
 /// whose replicas sit on fewer than `min_racks` racks (or fewer than it has replicas, if that is less) is a
-/// `placement_violation`.
+/// `placement_violation`; one under-replicated (or below `min.insync.replicas`) for longer than `stuck_after` is
+/// `under_replication_stuck`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ReplicationThresholds {
@@ -130,6 +157,8 @@ pub struct ReplicationThresholds {
     pub min_factor: u32,
     /// Fewest racks a partition's replicas should span (default 0: not checked; racks are opt-in in Kafka).
     pub min_racks: u32,
+    /// Grace before an under-replicated partition is stuck (default 10m).
+    pub stuck_after: Span,
 }
 
 impl Default for ReplicationThresholds {
@@ -137,6 +166,7 @@ impl Default for ReplicationThresholds {
         Self {
             min_factor: 2,
             min_racks: 0,
+            stuck_after: Span::from_secs(600),
         }
     }
 }

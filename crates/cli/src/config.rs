@@ -44,6 +44,10 @@ pub struct ServerConfig {
     pub listen: String,
     /// Bearer token for write endpoints and client reports.
     pub token: Option<String>,
+    /// Bearer token for reads (`/api/…` GETs and `/metrics`; the write token also reads); none: reads are open.
+    pub read_token: Option<String>,
+    /// How fine `/metrics` goes: `group` (default, low cardinality) or `partition` (per partition / queue too).
+    pub metrics_detail: crate::serve::metrics::MetricsDetail,
 }
 
 impl Default for ServerConfig {
@@ -51,6 +55,8 @@ impl Default for ServerConfig {
         Self {
             listen: "127.0.0.1:8080".into(),
             token: None,
+            read_token: None,
+            metrics_detail: Default::default(),
         }
     }
 }
@@ -269,6 +275,12 @@ impl Config {
                 bail!("{at}: root {root:?} must be an absolute znode path");
             }
         }
+        if self.thresholds.lag_status.window < 2 {
+            bail!(
+                "thresholds.lag_status.window: {} is too small (a window needs at least 2 samples)",
+                self.thresholds.lag_status.window
+            );
+        }
         mqwatch_alert::validate_channels(&self.channels)?;
         if let Some(url) = &self.store.url {
             url.parse::<mqwatch_store::StoreUrl>()
@@ -306,7 +318,25 @@ mod tests {
             300_000
         );
         let kinds: Vec<_> = c.channels.iter().map(|ch| ch.kind.as_str()).collect();
-        assert_eq!(kinds, ["webhook", "alertmanager", "log"]);
+        assert_eq!(kinds, ["webhook", "alertmanager", "email", "log"]);
+    }
+
+    #[test]
+    fn lag_status_and_replication_grace_are_read_and_checked() {
+        let c = Config::parse(
+            "[thresholds.lag_status]\nwindow = 6\nmin_span = \"2m\"\nallowed_lag = 5\n\
+             [thresholds.replication]\nstuck_after = \"30m\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.thresholds.lag_status.window, 6);
+        assert_eq!(c.thresholds.lag_status.min_span, Span::from_secs(120));
+        assert_eq!(c.thresholds.lag_status.allowed_lag, 5);
+        assert_eq!(c.thresholds.replication.stuck_after, Span::from_secs(1800));
+        assert_eq!(c.thresholds.replication.min_factor, 2);
+        let e = Config::parse("[thresholds.lag_status]\nwindow = 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("thresholds.lag_status.window"), "{e}");
     }
 
     #[test]

@@ -76,6 +76,7 @@ pub fn config(listen: &str, token: &str, speed: f64) -> Config {
     t.client_blocked.min_cached_messages = (cached.round() as i64).max(1);
     t.lifecycle.startup = scale(t.lifecycle.startup);
     t.lifecycle.controlled_shutdown = scale(t.lifecycle.controlled_shutdown);
+    t.replication.stuck_after = scale(t.replication.stuck_after);
     config
 }
 

@@ -1,6 +1,7 @@
 //! One collection-and-check cycle of one cluster, as `check` and `serve` both run it: collect with the engine's
-//! collector, judge with the checks (against the previous snapshot kept in the state directory), remember the
-//! brokers seen and save the snapshot. For BookKeeper a cycle is one audit pass ([`crate::audit`]).
+//! collector, judge with the checks (against the previous snapshot kept in the state directory, and the windows
+//! the in-memory state keeps: commits per group for `consumer_lag_status`, under-replication since-times for
+//! `under_replication_stuck`), remember the brokers seen and save the snapshot. For BookKeeper a cycle is one audit pass ([`crate::audit`]).
 
 use crate::audit::{AuditOptions, AuditReport, LedgerAudit, Progress, audit};
 use crate::config::ClusterConfig;
@@ -10,7 +11,7 @@ use mqwatch_bookkeeper::collector::{CollectError, Collector, Target as BkTarget}
 use mqwatch_checks::Thresholds;
 use mqwatch_kafka::client::{ClientConfig as KafkaClientConfig, KafkaClient};
 use mqwatch_kafka::collector::{LagMemory, Target as KafkaTarget};
-use mqwatch_model::{ClusterSnapshot, Engine, Finding, NodeRef};
+use mqwatch_model::{ClusterSnapshot, Engine, Finding, GroupLagStatus, NodeRef};
 use mqwatch_rocketmq::client::AdminClient;
 use mqwatch_rocketmq::collector::{self, Target};
 use mqwatch_state::ClusterState;
@@ -28,6 +29,9 @@ pub struct CycleResult {
     /// BookKeeper: the ledger audit's counts, violations and unavailable ledgers (`None`: the pass could not run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ledgers: Option<LedgerAudit>,
+    /// Burrow-style status of every group with a commit (OK ones too): worst status, lag, the logs not OK.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lag_status: Vec<GroupLagStatus>,
 }
 
 /// The lifecycle tracker read out at the end of a cycle.
@@ -152,6 +156,7 @@ pub async fn cycle(
             ),
         },
     };
+    memory.positions.set_window(thresholds.lag_status.window);
     memory.observe(&snapshot);
     let stored;
     let previous = match memory.previous() {
@@ -163,6 +168,16 @@ pub async fn cycle(
     };
     let mut findings = mqwatch_checks::run_all(&snapshot, previous, thresholds, now_ms);
     findings.extend(ledger_findings);
+    let (over_time, lag_status) = mqwatch_checks::run_over_time(
+        &snapshot,
+        mqwatch_checks::History {
+            window: |g: &_, l: &_| memory.positions.window(g, l),
+            under_replicated_since: memory.under_replicated.all(),
+        },
+        thresholds,
+        now_ms,
+    );
+    findings.extend(over_time);
     findings.extend(mqwatch_checks::lifecycle::check(
         &cluster.name,
         cluster.engine,
@@ -180,6 +195,7 @@ pub async fn cycle(
         findings,
         lifecycle,
         ledgers,
+        lag_status,
     })
 }
 

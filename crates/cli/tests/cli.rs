@@ -20,11 +20,14 @@ fn no_arguments_prints_the_subcommands_and_succeeds() {
 }
 
 #[test]
-fn a_subcommand_not_built_yet_exits_3_and_says_so() {
-    let out = mqwatch(&["demo"]);
+fn demo_refuses_a_state_directory_that_holds_a_store_and_exits_3() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("mqwatch.db"), b"").unwrap();
+    let state = dir.path().to_str().unwrap();
+    let out = mqwatch(&["demo", "--listen", "127.0.0.1:0", "--state-dir", state]);
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("not built yet"), "{err}");
+    assert!(err.contains("fresh state directory"), "{err}");
 }
 
 #[test]

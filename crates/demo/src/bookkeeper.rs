@@ -68,7 +68,7 @@ impl BookkeeperSim {
     /// The ledger created `k` rollovers after the Unix epoch, as its metadata reads at `now`.
     fn layout(&self, k: u64, now: u64) -> LedgerLayout {
         let open = (k + 1) * LEDGER_EVERY_MS > now;
-        let wide = k % 3 == 0;
+        let wide = k.is_multiple_of(3);
         let e = if wide { 5 } else { 3 };
         let ensemble = (0..e)
             .map(|i| BOOKIES[(k as usize + i) % BOOKIES.len()].0.to_string())

@@ -94,7 +94,7 @@ impl KafkaSim {
             }
             for g in &mut self.groups {
                 let flow = &self.topics[g.topic];
-                g.step(flow, flow.rate(seed, t), t, dt, |_| false);
+                g.step(seed, flow, flow.rate(seed, t), t, dt, |_| false);
             }
         }
     }

@@ -78,3 +78,43 @@ impl SimCluster {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(seed: u64) -> Vec<String> {
+        let start = 1_800_000_000_000;
+        let schedule = Schedule::anchored(start, 600_000, 30.0);
+        Engine::ALL
+            .iter()
+            .map(|e| {
+                let mut c = SimCluster::new(*e, "c", seed, schedule, start - 600_000);
+                (0..5)
+                    .map(|i| match c.observe(start + i * 7_000) {
+                        Observed::Snapshot(s) => format!("{s:?}"),
+                        Observed::Ledgers(l) => format!("{:?}{:?}", l.snapshot, l.ledgers),
+                    })
+                    .collect::<String>()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_estate_and_another_seed_another() {
+        let (a, b, c) = (run(1), run(1), run(2));
+        assert_eq!(a, b);
+        for engine in 0..3 {
+            assert_ne!(a[engine], c[engine], "engine {engine}");
+        }
+    }
+
+    #[test]
+    fn only_rocketmq_and_kafka_topics_have_producers() {
+        let s = Schedule::anchored(1_800_000_000_000, 0, 1.0);
+        let topics = |e| SimCluster::new(e, "c", 1, s, 1_800_000_000_000).topics();
+        assert_eq!(topics(Engine::Rocketmq).len(), 4);
+        assert_eq!(topics(Engine::Kafka), ["clicks", "page-views", "checkout"]);
+        assert!(topics(Engine::Bookkeeper).is_empty());
+    }
+}

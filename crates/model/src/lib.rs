@@ -9,6 +9,7 @@
 
 mod duration;
 mod finding;
+mod lag;
 mod ledger;
 mod observation;
 mod partition;
@@ -17,6 +18,7 @@ mod topology;
 
 pub use duration::{Span, parse_duration};
 pub use finding::{Evidence, Finding, FindingKey, FindingKind, Severity, UnknownFindingKind};
+pub use lag::{GroupLagStatus, LagStatus, LogLagStatus, PositionSample};
 pub use ledger::{
     BookieAnswer, EntryRun, LedgerLayout, LedgerObservation, LedgerSegment, LedgerState, Stripes,
     UnderReplicationMark,

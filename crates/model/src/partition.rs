@@ -38,6 +38,16 @@ impl PartitionStatus {
         self.leader.is_none()
     }
 
+    /// Whether a led partition lacks replicas: some out of sync, or fewer in sync than its
+    /// `min.insync.replicas` (when known). What `under_replication_stuck` times.
+    pub fn is_under_replicated_or_below_min_isr(&self) -> bool {
+        !self.is_offline()
+            && (!self.out_of_sync().is_empty()
+                || self
+                    .min_insync_replicas
+                    .is_some_and(|m| (self.isr.len() as i64) < i64::from(m)))
+    }
+
     /// Assigned replicas that are not in sync.
     pub fn out_of_sync(&self) -> Vec<&str> {
         self.replicas
@@ -69,6 +79,26 @@ mod tests {
         };
         assert!(p.is_offline());
         assert_eq!(p.out_of_sync(), vec!["2", "3"]);
+        assert!(
+            !p.is_under_replicated_or_below_min_isr(),
+            "offline is not timed as under-replicated"
+        );
+        let led = PartitionStatus {
+            leader: Some("1".into()),
+            ..p.clone()
+        };
+        assert!(led.is_under_replicated_or_below_min_isr());
+        let full = PartitionStatus {
+            isr: led.replicas.clone(),
+            min_insync_replicas: Some(2),
+            ..led.clone()
+        };
+        assert!(!full.is_under_replicated_or_below_min_isr());
+        let below_min = PartitionStatus {
+            min_insync_replicas: Some(4),
+            ..full
+        };
+        assert!(below_min.is_under_replicated_or_below_min_isr());
         let json = serde_json::to_value(&p).unwrap();
         assert!(json.get("offline_replicas").is_none());
         let back: PartitionStatus = serde_json::from_value(json).unwrap();

@@ -1,14 +1,17 @@
 //! mqwatch-state: what mqwatch remembers about a cluster between cycles, in memory.
 //!
 //! What it owns: [`ClusterState`] — the node lifecycle tracker fed from each snapshot's registrations and answers,
-//! the [`Traffic`] windows fed from offset growth,
+//! the [`Traffic`] windows fed from offset growth, the [`Positions`] windows of each group's commits (for
+//! `consumer_lag_status`), since when each partition is under-replicated ([`UnderReplicatedSince`]),
 //! the first-seen time of every finding that is still present, and the previous snapshot (for checks that measure
 //! growth). Collectors fill snapshots; this crate turns a stream of them into state; checks read it.
 //!
 //! What it is not: no I/O (the state directory and the store persist what must survive a restart), no judging.
 
+mod positions;
 mod traffic;
 
+pub use positions::{DEFAULT_WINDOW, Positions, UnderReplicatedSince};
 pub use traffic::{RankedTopic, Traffic, TrafficReport};
 
 use mqwatch_model::{ClusterSnapshot, Finding, FindingKey, NodeRef, NodeRole, ObservedNodeState};
@@ -22,6 +25,10 @@ pub struct ClusterState {
     pub lifecycle: LifecycleTracker<NodeRef>,
     /// Traffic windows; shared, so a timer can tick them while collections feed them.
     pub traffic: std::sync::Arc<Traffic>,
+    /// Each group's recent committed positions per log.
+    pub positions: Positions,
+    /// Since when each partition is under-replicated.
+    pub under_replicated: UnderReplicatedSince,
     first_seen: HashMap<FindingKey, u64>,
     previous: Option<ClusterSnapshot>,
 }
@@ -50,9 +57,12 @@ impl ClusterState {
 
     /// Feeds the lifecycle tracker and the traffic windows from `snapshot` (at its `taken_at_ms`): registrations
     /// become observations, nodes no longer registered are unregistered, a node that answered counts as a
-    /// heartbeat, and offset growth since the previous snapshot is traffic.
+    /// heartbeat, offset growth since the previous snapshot is traffic, committed positions join their windows
+    /// and under-replicated partitions keep (or start) their since-time.
     pub fn observe(&mut self, snapshot: &ClusterSnapshot) {
         self.traffic.feed(snapshot);
+        self.positions.feed(snapshot);
+        self.under_replicated.feed(snapshot);
         let now = snapshot.taken_at_ms;
         for n in snapshot.nodes.iter().filter(|n| has_lifecycle(n.node.role)) {
             let observed = match n.registration {

@@ -1,5 +1,6 @@
 //! Traffic statistics of one cluster in RocketMQ StatsItem windows (minute / hour / day): produced messages per
-//! topic, broker and cluster from the growth of each log's latest offset between snapshots, produced bytes from
+//! topic, broker and cluster from the growth of each log's latest offset between snapshots (a RocketMQ queue's
+//! broker is in its name; a Kafka partition's broker is its leader at the time of the look), produced bytes from
 //! that growth times the broker's average message size, and consumed messages per topic and group from the
 //! growth of committed offsets. The 10-minute topic ranking reads the hour window's last 10-minute step.
 //!
@@ -70,10 +71,20 @@ pub struct RankedTopic {
     pub bytes: u64,
 }
 
-fn topic_and_broker(log: &LogRef) -> (&str, Option<&str>) {
+/// Partition → its leader's name, from the snapshot's replica placement.
+type Leaders<'a> = HashMap<&'a LogRef, &'a str>;
+
+fn leaders(s: &ClusterSnapshot) -> Leaders<'_> {
+    s.partitions
+        .iter()
+        .filter_map(|p| Some((&p.log, p.leader.as_deref()?)))
+        .collect()
+}
+
+fn topic_and_broker<'a>(log: &'a LogRef, leaders: &Leaders<'a>) -> (&'a str, Option<&'a str>) {
     match log {
         LogRef::Queue { topic, broker, .. } => (topic, Some(broker)),
-        LogRef::Partition { topic, .. } => (topic, None),
+        LogRef::Partition { topic, .. } => (topic, leaders.get(log).copied()),
         LogRef::Ledger { .. } => ("", None),
     }
 }
@@ -105,12 +116,13 @@ impl Traffic {
             })
             .filter_map(|t| Some((t.topic.as_deref()?, t.minute_avg)))
             .collect();
+        let leaders = leaders(s);
         for l in &s.logs {
             let n = growth(&mut last.latest, l.log.clone(), l.latest);
             if n == 0 {
                 continue;
             }
-            let (topic, broker) = topic_and_broker(&l.log);
+            let (topic, broker) = topic_and_broker(&l.log, &leaders);
             self.topic_produce.add(topic, n, 1);
             if let Some(avg) = avg_size.get(topic) {
                 self.topic_produce_bytes
@@ -132,7 +144,7 @@ impl Traffic {
                 if n == 0 {
                     continue;
                 }
-                let (topic, broker) = topic_and_broker(&p.log);
+                let (topic, broker) = topic_and_broker(&p.log, &leaders);
                 self.group_consume
                     .add(&format!("{topic}@{}", g.group.name), n, 1);
                 if let Some(b) = broker {
@@ -298,6 +310,51 @@ mod tests {
         let got: Vec<(&str, u64)> = r.iter().map(|r| (r.topic.as_str(), r.messages)).collect();
         assert_eq!(got, vec![("b", 500), ("a", 5)]);
         assert_eq!(t.ranking(1).len(), 1);
+    }
+
+    #[test]
+    fn a_kafka_partition_counts_for_its_leader() {
+        let part = |p: i32| LogRef::Partition {
+            topic: "k".into(),
+            partition: p,
+        };
+        let at = |latest: [i64; 2], leaders: [&str; 2]| ClusterSnapshot {
+            cluster: "kc".into(),
+            logs: (0..2)
+                .map(|i| LogStatus {
+                    log: part(i),
+                    earliest: 0,
+                    latest: latest[i as usize],
+                })
+                .collect(),
+            partitions: (0..2)
+                .map(|i| mqwatch_model::PartitionStatus {
+                    log: part(i),
+                    leader: Some(leaders[i as usize].into()),
+                    leader_epoch: None,
+                    replicas: vec![],
+                    isr: vec![],
+                    offline_replicas: vec![],
+                    min_insync_replicas: None,
+                    error: None,
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let t = Traffic::new();
+        t.feed(&at([0, 0], ["1", "2"]));
+        t.feed(&at([7, 3], ["1", "2"]));
+        t.feed(&at([9, 3], ["2", "2"]));
+        t.tick(0);
+        let minute = |set: &StatsSet, k: &str| set.window(k, Window::Minute).map(|w| w.sum);
+        assert_eq!(minute(&t.broker_produce, "1"), Some(7));
+        assert_eq!(
+            minute(&t.broker_produce, "2"),
+            Some(5),
+            "3, then 2 after the leader moved"
+        );
+        assert_eq!(minute(&t.topic_produce, "k"), Some(12));
+        assert_eq!(minute(&t.cluster_produce, "kc"), Some(12));
     }
 
     #[test]

@@ -188,6 +188,20 @@ impl Store {
         dispatch!(self.apply_alarm_changes(changes.clone(), now_ms))
     }
 
+    /// One alarm cycle as one transaction that instances sharing the database take in turn: reads every alarm row
+    /// and the silences active at `now_ms`, hands them to `evaluate` (pure: the alert stage's lifecycle), writes the
+    /// [`AlarmChanges`] it returns and enqueues their deliveries, and commits. SQLite runs it under `BEGIN
+    /// IMMEDIATE`; PostgreSQL under a transaction-scoped advisory lock, so two mqwatch instances evaluating the same
+    /// cluster never both see "no alarm" and both enqueue its notification. Returns what `evaluate` returned and
+    /// the new outbox ids.
+    pub async fn alarm_cycle<T, F>(&self, now_ms: u64, evaluate: F) -> Result<(T, Vec<i64>)>
+    where
+        T: Send + 'static,
+        F: FnOnce(&[AlarmRecord], &[Silence]) -> (AlarmChanges, T) + Send + 'static,
+    {
+        dispatch!(self.alarm_cycle(now_ms, evaluate))
+    }
+
     /// Adds a silence and returns it with its id.
     pub async fn add_silence(&self, silence: &NewSilence) -> Result<Silence> {
         let id = dispatch!(self.add_silence(silence.clone()))?;

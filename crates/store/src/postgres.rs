@@ -18,6 +18,8 @@ use tokio_postgres::{Client, GenericClient, NoTls};
 
 /// Any 64-bit number names mqwatch's migration lock; this one spells "mqwatch" in ASCII.
 const MIGRATION_LOCK: i64 = 0x006d_7177_6174_6368;
+/// The advisory lock one alarm cycle holds for its transaction ("mqalarm" in ASCII).
+const ALARM_LOCK: i64 = 0x006d_7161_6c61_726d;
 
 /// A PostgreSQL store; clones share the connection.
 #[derive(Clone)]
@@ -300,40 +302,47 @@ impl PgStore {
             .transaction()
             .await
             .map_err(pg(db, "apply alarm changes: begin"))?;
-        for a in &changes.upserts {
-            let (kind, cluster, subject) = key_columns(&a.key());
-            tx.execute(
-                sql::UPSERT_ALARM,
-                &[
-                    &kind,
-                    &cluster,
-                    &subject,
-                    &a.state.as_str(),
-                    &to_db(a.since_ms),
-                    &a.last_notified_ms.map(to_db),
-                    &a.notified,
-                    &a.severity.as_str(),
-                    &json(&a.finding),
-                    &to_db(now_ms),
-                ],
-            )
-            .await
-            .map_err(pg(db, &format!("upsert into alarms, key {}", a.key())))?;
-        }
-        for key in &changes.removals {
-            let (kind, cluster, subject) = key_columns(key);
-            tx.execute(sql::DELETE_ALARM, &[&kind, &cluster, &subject])
-                .await
-                .map_err(pg(db, &format!("delete from alarms, key {key}")))?;
-        }
-        let mut ids = Vec::with_capacity(changes.deliveries.len());
-        for d in &changes.deliveries {
-            ids.push(insert_delivery(&tx, db, d, now_ms).await?);
-        }
+        let ids = write_alarm_changes(&tx, db, &changes, now_ms).await?;
         tx.commit()
             .await
             .map_err(pg(db, "apply alarm changes: commit"))?;
         Ok(ids)
+    }
+
+    pub(crate) async fn alarm_cycle<T, F>(&self, now_ms: u64, evaluate: F) -> Result<(T, Vec<i64>)>
+    where
+        T: Send + 'static,
+        F: FnOnce(&[AlarmRecord], &[Silence]) -> (AlarmChanges, T) + Send + 'static,
+    {
+        let db = &*self.db;
+        let mut client = self.client().await?;
+        let tx = client
+            .transaction()
+            .await
+            .map_err(pg(db, "alarm cycle: begin"))?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&ALARM_LOCK])
+            .await
+            .map_err(pg(db, "alarm cycle: take the alarm lock"))?;
+        let alarms = decode_all(
+            db,
+            "alarms",
+            tx.query(sql::SELECT_ALARMS, &[])
+                .await
+                .map_err(pg(db, "read alarms"))?,
+            rows::alarm,
+        )?;
+        let silences = decode_all(
+            db,
+            "silences",
+            tx.query(sql::SELECT_SILENCES, &[&to_db(now_ms)])
+                .await
+                .map_err(pg(db, "read silences"))?,
+            rows::silence,
+        )?;
+        let (changes, out) = evaluate(&alarms, &silences);
+        let ids = write_alarm_changes(&tx, db, &changes, now_ms).await?;
+        tx.commit().await.map_err(pg(db, "alarm cycle: commit"))?;
+        Ok((out, ids))
     }
 
     pub(crate) async fn add_silence(&self, s: NewSilence) -> Result<i64> {
@@ -455,6 +464,46 @@ impl PgStore {
         )
         .await
     }
+}
+
+/// Writes one alarm cycle's changes inside the caller's transaction; returns the new outbox ids.
+async fn write_alarm_changes(
+    tx: &tokio_postgres::Transaction<'_>,
+    db: &str,
+    changes: &AlarmChanges,
+    now_ms: u64,
+) -> Result<Vec<i64>> {
+    for a in &changes.upserts {
+        let (kind, cluster, subject) = key_columns(&a.key());
+        tx.execute(
+            sql::UPSERT_ALARM,
+            &[
+                &kind,
+                &cluster,
+                &subject,
+                &a.state.as_str(),
+                &to_db(a.since_ms),
+                &a.last_notified_ms.map(to_db),
+                &a.notified,
+                &a.severity.as_str(),
+                &json(&a.finding),
+                &to_db(now_ms),
+            ],
+        )
+        .await
+        .map_err(pg(db, &format!("upsert into alarms, key {}", a.key())))?;
+    }
+    for key in &changes.removals {
+        let (kind, cluster, subject) = key_columns(key);
+        tx.execute(sql::DELETE_ALARM, &[&kind, &cluster, &subject])
+            .await
+            .map_err(pg(db, &format!("delete from alarms, key {key}")))?;
+    }
+    let mut ids = Vec::with_capacity(changes.deliveries.len());
+    for d in &changes.deliveries {
+        ids.push(insert_delivery(tx, db, d, now_ms).await?);
+    }
+    Ok(ids)
 }
 
 async fn insert_delivery(

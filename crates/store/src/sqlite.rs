@@ -321,39 +321,46 @@ impl SqliteStore {
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(sq(db, "apply alarm changes: begin"))?;
-            for a in &changes.upserts {
-                let (kind, cluster, subject) = key_columns(&a.key());
-                tx.execute(
-                    &sql::sqlite(sql::UPSERT_ALARM),
-                    params![
-                        kind,
-                        cluster,
-                        subject,
-                        a.state.as_str(),
-                        to_db(a.since_ms),
-                        a.last_notified_ms.map(to_db),
-                        a.notified,
-                        a.severity.as_str(),
-                        json(&a.finding),
-                        to_db(now_ms)
-                    ],
-                )
-                .map_err(sq(db, &format!("upsert into alarms, key {}", a.key())))?;
-            }
-            for key in &changes.removals {
-                let (kind, cluster, subject) = key_columns(key);
-                tx.execute(
-                    &sql::sqlite(sql::DELETE_ALARM),
-                    params![kind, cluster, subject],
-                )
-                .map_err(sq(db, &format!("delete from alarms, key {key}")))?;
-            }
-            let mut ids = Vec::with_capacity(changes.deliveries.len());
-            for d in &changes.deliveries {
-                ids.push(insert_delivery(&tx, db, d, now_ms)?);
-            }
+            let ids = write_alarm_changes(&tx, db, &changes, now_ms)?;
             tx.commit().map_err(sq(db, "apply alarm changes: commit"))?;
             Ok(ids)
+        })
+        .await
+    }
+
+    pub(crate) async fn alarm_cycle<T, F>(&self, now_ms: u64, evaluate: F) -> Result<(T, Vec<i64>)>
+    where
+        T: Send + 'static,
+        F: FnOnce(&[AlarmRecord], &[Silence]) -> (AlarmChanges, T) + Send + 'static,
+    {
+        self.run("alarm cycle", move |c, db| {
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(sq(db, "alarm cycle: begin"))?;
+            let alarms = {
+                let mut stmt = tx
+                    .prepare_cached(sql::SELECT_ALARMS)
+                    .map_err(sq(db, "read alarms"))?;
+                collect(db, "read alarms", "alarms", &mut stmt, [], rows::alarm)?
+            };
+            let silences = {
+                let op = "read silences";
+                let mut stmt = tx
+                    .prepare_cached(&sql::sqlite(sql::SELECT_SILENCES))
+                    .map_err(sq(db, op))?;
+                collect(
+                    db,
+                    op,
+                    "silences",
+                    &mut stmt,
+                    params![to_db(now_ms)],
+                    rows::silence,
+                )?
+            };
+            let (changes, out) = evaluate(&alarms, &silences);
+            let ids = write_alarm_changes(&tx, db, &changes, now_ms)?;
+            tx.commit().map_err(sq(db, "alarm cycle: commit"))?;
+            Ok((out, ids))
         })
         .await
     }
@@ -513,6 +520,47 @@ impl SqliteStore {
         })
         .await
     }
+}
+
+/// Writes one alarm cycle's changes inside the caller's transaction; returns the new outbox ids.
+fn write_alarm_changes(
+    tx: &Connection,
+    db: &str,
+    changes: &AlarmChanges,
+    now_ms: u64,
+) -> Result<Vec<i64>> {
+    for a in &changes.upserts {
+        let (kind, cluster, subject) = key_columns(&a.key());
+        tx.execute(
+            &sql::sqlite(sql::UPSERT_ALARM),
+            params![
+                kind,
+                cluster,
+                subject,
+                a.state.as_str(),
+                to_db(a.since_ms),
+                a.last_notified_ms.map(to_db),
+                a.notified,
+                a.severity.as_str(),
+                json(&a.finding),
+                to_db(now_ms)
+            ],
+        )
+        .map_err(sq(db, &format!("upsert into alarms, key {}", a.key())))?;
+    }
+    for key in &changes.removals {
+        let (kind, cluster, subject) = key_columns(key);
+        tx.execute(
+            &sql::sqlite(sql::DELETE_ALARM),
+            params![kind, cluster, subject],
+        )
+        .map_err(sq(db, &format!("delete from alarms, key {key}")))?;
+    }
+    let mut ids = Vec::with_capacity(changes.deliveries.len());
+    for d in &changes.deliveries {
+        ids.push(insert_delivery(tx, db, d, now_ms)?);
+    }
+    Ok(ids)
 }
 
 fn insert_delivery(c: &Connection, db: &str, d: &NewDelivery, now_ms: u64) -> Result<i64> {

@@ -140,6 +140,7 @@ on_both!(
     retention_deletes_only_what_is_older_than_configured,
     findings_history_filters_by_cluster_kind_and_time,
     alarm_changes_and_their_deliveries_commit_together,
+    concurrent_alarm_cycles_on_two_connections_take_turns,
     silences_are_added_listed_by_expiry_and_deleted,
     outbox_rows_are_claimed_rescheduled_and_delivered_once,
     two_stores_on_one_database_never_claim_one_row_twice,
@@ -484,6 +485,47 @@ mod cases {
                 .len(),
             3
         );
+    }
+
+    /// Two stores on one database (two mqwatch instances) run an alarm cycle at once, each firing the alarm when
+    /// it sees none: the second waits for the first's transaction, sees its alarm, and enqueues nothing.
+    pub async fn concurrent_alarm_cycles_on_two_connections_take_turns(url: &StoreUrl) {
+        let (one, two) = (open(url).await, open(url).await);
+        let cycle = |store: Store| async move {
+            store
+                .alarm_cycle(T0, |alarms, _silences| {
+                    let f = backlog("rmq", "g1", T0);
+                    if alarms.iter().any(|a| a.key() == f.key()) {
+                        return (AlarmChanges::default(), false);
+                    }
+                    // Widen the window between reading and writing.
+                    std::thread::sleep(std::time::Duration::from_millis(200));
+                    let changes = AlarmChanges {
+                        upserts: vec![AlarmRecord {
+                            state: AlarmState::Firing,
+                            since_ms: T0,
+                            last_notified_ms: Some(T0),
+                            notified: true,
+                            severity: f.severity,
+                            finding: f.clone(),
+                        }],
+                        removals: vec![],
+                        deliveries: vec![delivery("ops", &f.key().to_string())],
+                    };
+                    (changes, true)
+                })
+                .await
+                .unwrap()
+        };
+        let ((fired_one, ids_one), (fired_two, ids_two)) =
+            tokio::join!(cycle(one.clone()), cycle(two.clone()));
+        assert!(
+            fired_one ^ fired_two,
+            "exactly one fires: {fired_one} {fired_two}"
+        );
+        assert_eq!(ids_one.len() + ids_two.len(), 1);
+        assert_eq!(one.due(T0, 10).await.unwrap().len(), 1);
+        assert_eq!(two.alarms().await.unwrap().len(), 1);
     }
 
     pub async fn alarm_changes_and_their_deliveries_commit_together(url: &StoreUrl) {

@@ -5,8 +5,12 @@
 
 const MQ = (window.MQ = window.MQ || {});
 
+// Reads send the typed token too, so a server with `[server] read_token` can be read with it.
 MQ.getJson = async function (path) {
-  const r = await fetch(path, { headers: { Accept: "application/json" } });
+  const headers = { Accept: "application/json" };
+  const token = document.getElementById("token")?.value.trim();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const r = await fetch(path, { headers });
   if (!r.ok) {
     throw new Error(`${path}: ${r.status} ${(await r.text()).trim()}`);
   }

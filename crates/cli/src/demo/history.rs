@@ -24,8 +24,10 @@ const STEP_MS: u64 = MINUTE_MS;
 /// those minutes, rolls up, and hands each cluster's memory over to the live loop.
 pub async fn backfill(config: &Config, state: &StateDir, from_ms: u64, to_ms: u64) -> Result<()> {
     let store = open(config, state.path()).await?;
-    let alerting = Alerting::new(config.alerts.clone(), config.channels.clone());
-    let lock = tokio::sync::Mutex::new(());
+    let alerting = std::sync::Arc::new(Alerting::new(
+        config.alerts.clone(),
+        config.channels.clone(),
+    ));
     let mut clusters: Vec<_> = config
         .clusters
         .iter()
@@ -44,7 +46,7 @@ pub async fn backfill(config: &Config, state: &StateDir, from_ms: u64, to_ms: u6
                 t,
             )
             .await?;
-            record_cycle(&store, &alerting, &lock, &result, t).await?;
+            record_cycle(&store, &alerting, &result, t).await?;
         }
         t += STEP_MS;
     }

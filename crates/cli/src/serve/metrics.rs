@@ -1,6 +1,17 @@
 //! Prometheus exposition (text format 0.0.4) of the latest complete cycle of each cluster: rendered from memory
-//! on each scrape, so it never waits for a collection or the store. Low cardinality: per cluster, per node, per
-//! group, per finding kind and severity, per ledger-audit category; never per partition or queue.
+//! on each scrape, so it never waits for a collection or the store (a cluster whose collection hangs keeps its
+//! last cycle's values; `mqwatch_last_cycle_timestamp_seconds` shows how old they are). Low cardinality by
+//! default: per cluster, per node, per group, per finding kind and severity, per ledger-audit category; never per
+//! partition or queue. `[server] metrics_detail = "partition"` opts in to three per-log families (one series per
+//! partition or queue, and per group and partition):
+//!
+//! | name | labels | what |
+//! |------|--------|------|
+//! | `mqwatch_log_latest_offset` | cluster, topic, partition, broker (RocketMQ) | next offset to be written |
+//! | `mqwatch_log_retained_messages` | cluster, topic, partition, broker (RocketMQ) | latest − earliest offset |
+//! | `mqwatch_partition_backlog_messages` | cluster, group, topic, partition, broker (RocketMQ) | messages behind |
+//!
+//! The default families:
 //!
 //! | name | labels | what |
 //! |------|--------|------|
@@ -17,8 +28,21 @@
 //! | `mqwatch_lifecycle_longest_pending_controlled_shutdown_seconds` | cluster | likewise for controlled shutdown |
 
 use crate::run::CycleResult;
+use mqwatch_model::LogRef;
+use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
+
+/// `[server] metrics_detail`: how fine `/metrics` goes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MetricsDetail {
+    /// Per cluster, node, group, finding kind (default).
+    #[default]
+    Group,
+    /// Also per partition / queue (and per group and partition): one series per log, many on big clusters.
+    Partition,
+}
 
 /// The `Content-Type` of the exposition.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
@@ -38,11 +62,16 @@ impl Family<'_> {
                 if i > 0 {
                     self.out.push(',');
                 }
-                let _ = write!(self.out, "{k}=\"{}\"", escape(v));
+                self.out.push_str(k);
+                self.out.push_str("=\"");
+                escape_into(self.out, v);
+                self.out.push('"');
             }
             self.out.push('}');
         }
-        let _ = writeln!(self.out, " {}", number(value));
+        self.out.push(' ');
+        push_number(self.out, value);
+        self.out.push('\n');
     }
 }
 
@@ -51,25 +80,129 @@ fn family<'a>(out: &'a mut String, name: &'static str, help: &str) -> Family<'a>
     Family { out, name }
 }
 
-/// A label value with `\`, `"` and newlines escaped.
-fn escape(v: &str) -> String {
-    v.replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n")
-}
-
-fn number(v: f64) -> String {
-    if v.is_nan() {
-        "NaN".into()
-    } else if v.is_infinite() {
-        if v > 0.0 { "+Inf" } else { "-Inf" }.into()
-    } else {
-        v.to_string()
+/// Appends a label value with `\`, `"` and newlines escaped.
+fn escape_into(out: &mut String, v: &str) {
+    if !v.contains(['\\', '"', '\n']) {
+        out.push_str(v);
+        return;
+    }
+    for c in v.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
     }
 }
 
-/// The exposition of `latest` (cluster name → its last cycle).
-pub fn render(latest: &BTreeMap<String, CycleResult>) -> String {
+fn push_number(out: &mut String, v: f64) {
+    if v.is_nan() {
+        out.push_str("NaN");
+    } else if v.is_infinite() {
+        out.push_str(if v > 0.0 { "+Inf" } else { "-Inf" });
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        let _ = write!(out, "{}", v as i64);
+    } else {
+        let _ = write!(out, "{v}");
+    }
+}
+
+/// A log's labels after `cluster`: topic, partition (the partition index or queue id) and, for a RocketMQ queue,
+/// broker. `None` for a ledger.
+fn log_labels(log: &LogRef, partition: &mut String) -> Option<(String, Option<String>)> {
+    partition.clear();
+    match log {
+        LogRef::Partition {
+            topic,
+            partition: p,
+        } => {
+            let _ = write!(partition, "{p}");
+            Some((topic.clone(), None))
+        }
+        LogRef::Queue {
+            topic,
+            broker,
+            queue_id,
+        } => {
+            let _ = write!(partition, "{queue_id}");
+            Some((topic.clone(), Some(broker.clone())))
+        }
+        LogRef::Ledger { .. } => None,
+    }
+}
+
+/// The per-log families of `metrics_detail = "partition"`.
+fn render_partitions(out: &mut String, latest: &BTreeMap<String, CycleResult>) {
+    let mut partition = String::new();
+    let mut f = family(
+        out,
+        "mqwatch_log_latest_offset",
+        "Next offset to be written, per partition or queue.",
+    );
+    for (name, r) in latest {
+        for l in &r.snapshot.logs {
+            if let Some((topic, broker)) = log_labels(&l.log, &mut partition) {
+                let mut labels = vec![
+                    ("cluster", name.as_str()),
+                    ("topic", &topic),
+                    ("partition", &partition),
+                ];
+                if let Some(b) = &broker {
+                    labels.push(("broker", b));
+                }
+                f.sample(&labels, l.latest as f64);
+            }
+        }
+    }
+    let mut f = family(
+        out,
+        "mqwatch_log_retained_messages",
+        "Messages retained (latest minus earliest offset), per partition or queue.",
+    );
+    for (name, r) in latest {
+        for l in &r.snapshot.logs {
+            if let Some((topic, broker)) = log_labels(&l.log, &mut partition) {
+                let mut labels = vec![
+                    ("cluster", name.as_str()),
+                    ("topic", &topic),
+                    ("partition", &partition),
+                ];
+                if let Some(b) = &broker {
+                    labels.push(("broker", b));
+                }
+                f.sample(&labels, l.latest.saturating_sub(l.earliest) as f64);
+            }
+        }
+    }
+    let mut f = family(
+        out,
+        "mqwatch_partition_backlog_messages",
+        "Messages behind per consumer group and partition or queue.",
+    );
+    for (name, r) in latest {
+        for g in &r.snapshot.groups {
+            for p in &g.positions {
+                let Some(lag) = p.lag() else { continue };
+                if let Some((topic, broker)) = log_labels(&p.log, &mut partition) {
+                    let mut labels = vec![
+                        ("cluster", name.as_str()),
+                        ("group", g.group.name.as_str()),
+                        ("topic", &topic),
+                        ("partition", &partition),
+                    ];
+                    if let Some(b) = &broker {
+                        labels.push(("broker", b));
+                    }
+                    f.sample(&labels, lag as f64);
+                }
+            }
+        }
+    }
+}
+
+/// The exposition of `latest` (cluster name → its last cycle) at `detail`.
+pub fn render(latest: &BTreeMap<String, CycleResult>, detail: MetricsDetail) -> String {
     let mut out = String::with_capacity(4096);
     let mut f = family(
         &mut out,
@@ -215,6 +348,9 @@ pub fn render(latest: &BTreeMap<String, CycleResult>) -> String {
             .map_or(0, |p| p.pending_ms);
         f.sample(&[("cluster", name)], ms as f64 / 1000.0);
     }
+    if detail == MetricsDetail::Partition {
+        render_partitions(&mut out, latest);
+    }
     out
 }
 
@@ -227,6 +363,96 @@ mod tests {
         NodeStatus, Subject,
     };
     use mqwatch_stats::lifecycle::LifecycleMetrics;
+
+    #[test]
+    fn partition_detail_is_opt_in() {
+        use mqwatch_model::{GroupPosition, GroupRef, GroupStatus, LogStatus};
+        let queue = LogRef::Queue {
+            topic: "orders".into(),
+            broker: "broker-a".into(),
+            queue_id: 3,
+        };
+        let partition = LogRef::Partition {
+            topic: "events".into(),
+            partition: 7,
+        };
+        let snapshot = ClusterSnapshot {
+            cluster: "c".into(),
+            logs: vec![
+                LogStatus {
+                    log: queue.clone(),
+                    earliest: 10,
+                    latest: 110,
+                },
+                LogStatus {
+                    log: partition.clone(),
+                    earliest: 0,
+                    latest: 5,
+                },
+                LogStatus {
+                    log: LogRef::Ledger { id: 1 },
+                    earliest: 0,
+                    latest: 5,
+                },
+            ],
+            groups: vec![GroupStatus {
+                group: GroupRef::new("g1"),
+                positions: vec![GroupPosition {
+                    log: queue,
+                    earliest: 10,
+                    latest: 110,
+                    committed: Some(70),
+                    oldest_unconsumed_age_ms: None,
+                    age_source: None,
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let result = CycleResult {
+            snapshot,
+            findings: Vec::new(),
+            lifecycle: Lifecycle {
+                metrics: LifecycleMetrics {
+                    longest_pending_startup: None,
+                    in_startup: 0,
+                    longest_pending_controlled_shutdown: None,
+                    in_controlled_shutdown: 0,
+                    fenced: 0,
+                    active: 0,
+                    registered: 0,
+                    degraded: false,
+                },
+                nodes: Vec::new(),
+            },
+            ledgers: None,
+            lag_status: Vec::new(),
+        };
+        let latest = BTreeMap::from([("c".to_string(), result)]);
+        let coarse = render(&latest, MetricsDetail::Group);
+        assert!(coarse.contains(r#"mqwatch_group_backlog_messages{cluster="c",group="g1"} 40"#));
+        assert!(!coarse.contains("partition="), "{coarse}");
+        let fine = render(&latest, MetricsDetail::Partition);
+        for line in [
+            r#"mqwatch_log_latest_offset{cluster="c",topic="orders",partition="3",broker="broker-a"} 110"#,
+            r#"mqwatch_log_retained_messages{cluster="c",topic="orders",partition="3",broker="broker-a"} 100"#,
+            r#"mqwatch_log_latest_offset{cluster="c",topic="events",partition="7"} 5"#,
+            r#"mqwatch_partition_backlog_messages{cluster="c",group="g1",topic="orders",partition="3",broker="broker-a"} 40"#,
+        ] {
+            assert!(fine.lines().any(|l| l == line), "{line} missing in\n{fine}");
+        }
+        assert_eq!(
+            fine.lines()
+                .filter(|l| l.starts_with("mqwatch_log_latest_offset{"))
+                .count(),
+            2,
+            "a ledger is not a partition: {fine}"
+        );
+        assert!(fine.starts_with(&coarse), "the detail only adds families");
+        let detail: MetricsDetail = serde_json::from_str("\"partition\"").unwrap();
+        assert_eq!(detail, MetricsDetail::Partition);
+        assert!(serde_json::from_str::<MetricsDetail>("\"queue\"").is_err());
+    }
 
     #[test]
     fn renders_each_family_once_with_escaped_labels() {
@@ -276,8 +502,12 @@ mod tests {
                 nodes: Vec::new(),
             },
             ledgers: None,
+            lag_status: Vec::new(),
         };
-        let text = render(&BTreeMap::from([("a\"b".to_string(), result)]));
+        let text = render(
+            &BTreeMap::from([("a\"b".to_string(), result)]),
+            MetricsDetail::Group,
+        );
         for line in [
             r#"mqwatch_up{cluster="a\"b"} 0"#,
             r#"mqwatch_cycle_duration_seconds{cluster="a\"b"} 0.25"#,
@@ -291,7 +521,9 @@ mod tests {
         }
         assert_eq!(text.matches("# TYPE mqwatch_up gauge").count(), 1);
         assert_eq!(
-            render(&BTreeMap::new()).lines().count(),
+            render(&BTreeMap::new(), MetricsDetail::Group)
+                .lines()
+                .count(),
             22,
             "help and type only"
         );

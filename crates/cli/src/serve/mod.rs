@@ -9,12 +9,15 @@
 //! ([`views`]: `/api/v1/overview`, `/api/v1/clusters/{name}/groups`, `/api/v1/clusters/{name}/durability`).
 //!
 //! The store (default: `mqwatch.db` in the state directory) gets each finished cycle's findings, series rows and
-//! alarm changes ([`record`]); `/metrics` is the Prometheus exposition of the latest results ([`metrics`]); a [`Deliverer`] drains its outbox through the channels every second; every hour the
+//! alarm changes ([`record`]); `/metrics` is the Prometheus exposition of the latest results ([`metrics`]);
+//! alarm acknowledgements and the optional read token are [`alarms_api`]; a [`Deliverer`] drains its outbox
+//! through the channels every second; every hour the
 //! last two hours are rolled up and retention applied. Stops gracefully on Ctrl-C or SIGTERM: HTTP stops taking
 //! requests, the delivery pass in progress finishes, and everything committed stays committed.
 
+mod alarms_api;
 mod api;
-mod metrics;
+pub mod metrics;
 pub(crate) mod record;
 mod views;
 
@@ -25,7 +28,7 @@ use anyhow::{Context, Result};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use axum::routing::{delete, get};
+use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use mqwatch_alert::{Alerting, Deliverer};
 use mqwatch_checks::Thresholds;
@@ -46,6 +49,10 @@ struct Shared {
     store: Store,
     /// `[server] token`: what write requests must bear.
     token: Option<String>,
+    /// `[server] read_token`: what reads must bear when set ([`alarms_api::require_read_token`]).
+    read_token: Option<String>,
+    /// `[server] metrics_detail`.
+    metrics_detail: metrics::MetricsDetail,
 }
 
 /// What each collection loop needs to record its cycles.
@@ -53,8 +60,6 @@ struct Shared {
 struct Recorder {
     store: Store,
     alerting: Arc<Alerting>,
-    /// Serialises alarm evaluation across clusters.
-    alert_lock: Arc<tokio::sync::Mutex<()>>,
 }
 
 /// Runs until interrupted.
@@ -93,6 +98,8 @@ async fn serve(config: Config, listen: String, state: StateDir) -> Result<()> {
         traffic: Arc::new(traffic),
         store: store.clone(),
         token: config.server.token.clone().filter(|t| !t.is_empty()),
+        read_token: config.server.read_token.clone().filter(|t| !t.is_empty()),
+        metrics_detail: config.server.metrics_detail,
     };
     let recorder = Recorder {
         store: store.clone(),
@@ -100,7 +107,6 @@ async fn serve(config: Config, listen: String, state: StateDir) -> Result<()> {
             config.alerts.clone(),
             config.channels.clone(),
         )),
-        alert_lock: Arc::default(),
     };
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let stopped = move || {
@@ -147,6 +153,11 @@ async fn serve(config: Config, listen: String, state: StateDir) -> Result<()> {
         .route("/api/v1/clusters/{name}/groups", get(views::groups))
         .route("/api/v1/clusters/{name}/durability", get(views::durability))
         .merge(mqwatch_web::router())
+        .route("/api/v1/alarms/{key}/ack", post(alarms_api::ack))
+        .layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            alarms_api::require_read_token,
+        ))
         .with_state(shared);
     let listener = tokio::net::TcpListener::bind(&listen)
         .await
@@ -231,14 +242,8 @@ async fn collect_loop(
             Ok(result) => {
                 let (findings, cycle_ms) = (result.findings.len(), result.snapshot.cycle_ms);
                 tracing::info!(cluster = %cluster.name, findings, cycle_ms, "cycle done");
-                match record::record_cycle(
-                    &recorder.store,
-                    &recorder.alerting,
-                    &recorder.alert_lock,
-                    &result,
-                    now_ms(),
-                )
-                .await
+                match record::record_cycle(&recorder.store, &recorder.alerting, &result, now_ms())
+                    .await
                 {
                     Ok(outcome) => {
                         for n in &outcome.notifications {
@@ -282,7 +287,7 @@ fn not_found(name: &str) -> axum::response::Response {
 
 async fn prometheus(State(shared): State<Shared>) -> axum::response::Response {
     let text = match shared.latest.read() {
-        Ok(latest) => metrics::render(&latest),
+        Ok(latest) => metrics::render(&latest, shared.metrics_detail),
         Err(_) => String::new(),
     };
     (

@@ -16,6 +16,7 @@ use mqwatch_alert::{Alerting, Cycle, Outcome};
 use mqwatch_model::{ClusterSnapshot, NodeRole, TrafficMetric};
 use mqwatch_store::{SeriesPoint, Store};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Whether a cycle saw its whole cluster, so that alarms of the cluster without a finding this cycle resolve.
 /// Not when the cluster as a whole could not be read (an error naming no node, e.g. ZooKeeper unreachable), nor
@@ -93,12 +94,11 @@ pub fn series_points(result: &CycleResult) -> Vec<SeriesPoint> {
     points
 }
 
-/// Records one cycle of `cluster` in `store`: findings, series rows, then the alarm changes. `alert_lock`
-/// serialises alarm evaluation across clusters (each reads every stored alarm and writes its own).
+/// Records one cycle of `cluster` in `store`: findings, series rows, then the alarm changes, evaluated and written
+/// in one [`Store::alarm_cycle`] (which instances sharing a PostgreSQL store take in turn).
 pub async fn record_cycle(
     store: &Store,
-    alerting: &Alerting,
-    alert_lock: &tokio::sync::Mutex<()>,
+    alerting: &Arc<Alerting>,
     result: &CycleResult,
     now_ms: u64,
 ) -> Result<Outcome> {
@@ -111,15 +111,6 @@ pub async fn record_cycle(
         .insert_minutes(&series_points(result))
         .await
         .with_context(|| format!("cluster {cluster}: cannot write series rows"))?;
-    let _guard = alert_lock.lock().await;
-    let alarms = store
-        .alarms()
-        .await
-        .with_context(|| format!("cluster {cluster}: cannot read alarms"))?;
-    let silences = store
-        .active_silences(now_ms)
-        .await
-        .with_context(|| format!("cluster {cluster}: cannot read silences"))?;
     let cycle = Cycle {
         clusters: if complete(&result.snapshot) {
             vec![cluster.clone()]
@@ -128,11 +119,14 @@ pub async fn record_cycle(
         },
         findings: result.findings.clone(),
     };
-    let outcome = alerting.evaluate(&alarms, &cycle, &silences, now_ms);
-    store
-        .apply_alarm_changes(&outcome.changes, now_ms)
+    let alerting = alerting.clone();
+    let (outcome, _ids) = store
+        .alarm_cycle(now_ms, move |alarms, silences| {
+            let outcome = alerting.evaluate(alarms, &cycle, silences, now_ms);
+            (outcome.changes.clone(), outcome)
+        })
         .await
-        .with_context(|| format!("cluster {cluster}: cannot write alarm changes"))?;
+        .with_context(|| format!("cluster {cluster}: cannot evaluate and write alarms"))?;
     Ok(outcome)
 }
 
@@ -177,6 +171,7 @@ mod tests {
                 nodes: Vec::new(),
             },
             ledgers: None,
+            lag_status: Vec::new(),
         }
     }
 

@@ -79,12 +79,18 @@ pub fn get_json(addr: &str, path: &str) -> Option<serde_json::Value> {
         .flatten()
 }
 
-/// A local HTTP receiver on a free port: records every POST's `X-Mqwatch-Delivery` header and JSON body.
+/// A local HTTP receiver on a free port: records every POST's `X-Mqwatch-Delivery` header and JSON body. It
+/// answers 204, or the status given to [`Receiver::set_status`] (a non-2xx one plays a receiver that is down:
+/// nothing is recorded, only counted in `refused`).
 pub struct Receiver {
     /// `http://127.0.0.1:<port>/hook`.
     pub url: String,
     /// What arrived.
     pub received: Arc<Mutex<Vec<(String, serde_json::Value)>>>,
+    /// The status it answers with.
+    pub status: Arc<std::sync::atomic::AtomicU16>,
+    /// Requests answered with a non-2xx status.
+    pub refused: Arc<std::sync::atomic::AtomicUsize>,
     _runtime: tokio::runtime::Runtime,
 }
 
@@ -93,12 +99,23 @@ impl Receiver {
     pub fn start() -> Self {
         use axum::extract::State;
         use axum::http::{HeaderMap, StatusCode};
-        type Log = Arc<Mutex<Vec<(String, serde_json::Value)>>>;
+        use std::sync::atomic::{AtomicU16, AtomicUsize, Ordering};
+        type Log = (
+            Arc<Mutex<Vec<(String, serde_json::Value)>>>,
+            Arc<AtomicU16>,
+            Arc<AtomicUsize>,
+        );
         async fn hook(
-            State(log): State<Log>,
+            State((log, status, refused)): State<Log>,
             headers: HeaderMap,
             axum::Json(body): axum::Json<serde_json::Value>,
         ) -> StatusCode {
+            let status = StatusCode::from_u16(status.load(Ordering::SeqCst))
+                .unwrap_or(StatusCode::NO_CONTENT);
+            if !status.is_success() {
+                refused.fetch_add(1, Ordering::SeqCst);
+                return status;
+            }
             let id = headers
                 .get("x-mqwatch-delivery")
                 .and_then(|v| v.to_str().ok())
@@ -112,20 +129,35 @@ impl Receiver {
             .enable_all()
             .build()
             .unwrap();
-        let received: Log = Arc::default();
+        let received: Arc<Mutex<Vec<(String, serde_json::Value)>>> = Arc::default();
+        let status = Arc::new(AtomicU16::new(204));
+        let refused = Arc::new(AtomicUsize::new(0));
         let listener = runtime
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
             .unwrap();
         let port = listener.local_addr().unwrap().port();
         let app = axum::Router::new()
             .route("/hook", axum::routing::post(hook))
-            .with_state(received.clone());
+            .with_state((received.clone(), status.clone(), refused.clone()));
         runtime.spawn(async move { axum::serve(listener, app).await });
         Receiver {
             url: format!("http://127.0.0.1:{port}/hook"),
             received,
+            status,
+            refused,
             _runtime: runtime,
         }
+    }
+
+    /// Answers `status` from now on (e.g. 503: down; 204: up).
+    pub fn set_status(&self, status: u16) {
+        self.status
+            .store(status, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// How many requests were answered with a non-2xx status.
+    pub fn refused(&self) -> usize {
+        self.refused.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// What arrived so far.

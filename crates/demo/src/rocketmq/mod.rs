@@ -8,13 +8,14 @@
 //! Faults: `billing` stops consuming (its consumers go offline: a backlog), and the second client of `notify`
 //! keeps its cached messages and consumes nothing (a blocked consumer).
 
+mod traffic;
+
 use crate::flow::{Consumer, TopicFlow};
 use crate::noise;
 use crate::schedule::{FaultKind, Schedule};
 use mqwatch_model::{
     AgeSource, ClientQueue, ClientStatus, ClusterSnapshot, Engine, GroupPosition, GroupRef,
     GroupStatus, LogRef, LogStatus, MessageModel, NodeRef, NodeRole, NodeStatus, ObservedNodeState,
-    TrafficMetric, TrafficSample,
 };
 use std::collections::BTreeMap;
 
@@ -143,8 +144,9 @@ impl RocketmqSim {
                 Some(c) if blocked && name == BLOCKED_GROUP => c.2.clone(),
                 _ => Vec::new(),
             };
-            g.consumer
-                .step(flow, rate, t, dt, |i| stopped_all || held.contains(&i));
+            g.consumer.step(seed, flow, rate, t, dt, |i| {
+                stopped_all || held.contains(&i)
+            });
             g.retries += rate * dt as f64 / 1000.0 * 2e-5;
         }
     }
@@ -273,113 +275,6 @@ impl RocketmqSim {
             dead_letter_total: None,
             send_back_last_minute: None,
         }
-    }
-
-    /// The brokers' minute counters, per master, as VIEW_BROKER_STATS_DATA answers them.
-    fn traffic(&self, now: u64) -> Vec<TrafficSample> {
-        let mut out = Vec::new();
-        let master = |b: &str| {
-            let (name, addr, _) = BROKERS
-                .iter()
-                .find(|x| x.0 == b)
-                .copied()
-                .unwrap_or(BROKERS[0]);
-            NodeRef::new(NodeRole::Broker, format!("{name}:0")).with_addr(addr)
-        };
-        let share_on = |t: &Topic, b: &str| -> f64 {
-            t.queues
-                .iter()
-                .zip(&t.flow.shares)
-                .filter(|((x, _), _)| *x == b)
-                .map(|(_, s)| s)
-                .sum()
-        };
-        let mut put: BTreeMap<&str, u64> = BTreeMap::new();
-        let mut get: BTreeMap<&str, u64> = BTreeMap::new();
-        let sample = |metric, topic: Option<&str>, group: Option<&str>, b: &str, n: u64, avg| {
-            TrafficSample {
-                metric,
-                topic: topic.map(str::to_string),
-                group: group.map(str::to_string),
-                node: master(b),
-                last_minute: n,
-                minute_avg: avg,
-            }
-        };
-        for t in &self.topics {
-            let produced = t.flow.last_minute(now) as f64;
-            for (b, _, _) in BROKERS {
-                let n = (produced * share_on(t, b)).round() as u64;
-                *put.entry(b).or_default() += n;
-                let name = Some(t.flow.name.as_str());
-                out.push(sample(
-                    TrafficMetric::ProduceMessages,
-                    name,
-                    None,
-                    b,
-                    n,
-                    1.0,
-                ));
-                let bytes = (n as f64 * t.flow.msg_bytes) as u64;
-                out.push(sample(
-                    TrafficMetric::ProduceBytes,
-                    name,
-                    None,
-                    b,
-                    bytes,
-                    t.flow.msg_bytes,
-                ));
-            }
-        }
-        for g in &self.groups {
-            let t = &self.topics[g.consumer.topic];
-            let consumed = g.consumer.last_minute(now) as f64;
-            for (b, _, _) in BROKERS {
-                let n = (consumed * share_on(t, b)).round() as u64;
-                *get.entry(b).or_default() += n;
-                let (topic, group) = (Some(t.flow.name.as_str()), Some(g.consumer.group.as_str()));
-                out.push(sample(
-                    TrafficMetric::ConsumeMessages,
-                    topic,
-                    group,
-                    b,
-                    n,
-                    1.0,
-                ));
-                let bytes = (n as f64 * t.flow.msg_bytes) as u64;
-                out.push(sample(
-                    TrafficMetric::ConsumeBytes,
-                    topic,
-                    group,
-                    b,
-                    bytes,
-                    t.flow.msg_bytes,
-                ));
-            }
-        }
-        for (b, _, _) in BROKERS {
-            let (p, g) = (
-                put.get(b).copied().unwrap_or(0),
-                get.get(b).copied().unwrap_or(0),
-            );
-            out.push(sample(
-                TrafficMetric::ProduceMessages,
-                None,
-                None,
-                b,
-                p,
-                1.0,
-            ));
-            out.push(sample(
-                TrafficMetric::ConsumeMessages,
-                None,
-                None,
-                b,
-                g,
-                1.0,
-            ));
-        }
-        out
     }
 
     /// The topics, for latency series.

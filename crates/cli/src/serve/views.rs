@@ -7,7 +7,8 @@
 //!   silence matches it and the active silence muting it, the active silences, and whether writes need a token.
 //! - `GET /api/v1/clusters/{name}/groups`: per consumer group its backlog (messages behind, summed over logs),
 //!   logs without a commit, the age of its oldest unconsumed message, online clients, and its Burrow-style status
-//!   from this cycle's `consumer_lag_status` finding (`null` when no check produced one) and its backlog finding.
+//!   from this cycle's `consumer_lag_status` finding, else the cycle's status of the group (`null` when no check
+//!   judged it), and its backlog finding.
 //! - `GET /api/v1/clusters/{name}/durability`: the durability audit: per finding kind (ledger and partition
 //!   kinds) its count and violating logs with their evidence, and the BookKeeper pass's counts when it ran.
 
@@ -181,13 +182,20 @@ pub fn group_rows(r: &CycleResult) -> Vec<Value> {
                         && matches!(&f.subject, Subject::Group { group, .. } if group.name == g.group.name)
                 })
             };
-            let status = about(FindingKind::ConsumerLagStatus).map(|f| {
-                json!({
-                    "status": f.evidence.0.get("status").cloned().unwrap_or(Value::Null),
-                    "severity": f.severity,
-                    "message": f.message,
+            // The finding when the status is not OK, else the cycle's own status of the group (OK ones too).
+            let status = about(FindingKind::ConsumerLagStatus)
+                .map(|f| {
+                    json!({
+                        "status": f.evidence.0.get("status").cloned().unwrap_or(Value::Null),
+                        "severity": f.severity,
+                        "message": f.message,
+                    })
                 })
-            });
+                .or_else(|| {
+                    let s = r.lag_status.iter().find(|s| s.group.name == g.group.name)?;
+                    let status = serde_json::to_value(s.status).ok()?;
+                    Some(json!({"status": status, "severity": "healthy", "message": status}))
+                });
             json!({
                 "group": g.group.name,
                 "backlog": backlog,
@@ -316,6 +324,7 @@ mod tests {
                 nodes: vec![],
             },
             ledgers: None,
+            lag_status: vec![],
         }
     }
 

@@ -20,6 +20,10 @@ use std::time::Duration;
 const DEADLINE: Duration = Duration::from_secs(90);
 const TOKEN: &str = "dashboard-test-token";
 
+/// One browser test at a time: each runs Chromium beside mqwatch (and a broker); on 2 cores two at once starve
+/// the broker's consume-time reads. Order does not matter.
+static ONE_BROWSER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The `mqwatch` binary of this build (beside the client program; `cargo test --workspace` builds both).
 fn mqwatch_bin() -> PathBuf {
     let bin = Path::new(env!("CARGO_BIN_EXE_mqwatch-rmq-client")).with_file_name("mqwatch");
@@ -90,6 +94,7 @@ fn update_docs(shot: &Path) {
 
 #[test]
 fn dashboard_against_real_rocketmq_shows_traffic_backlog_and_silences_an_alarm() {
+    let _one = ONE_BROWSER.lock().unwrap_or_else(|p| p.into_inner());
     let cluster = RocketMqCluster::start(&[BrokerSpec::master("broker-a")]);
     let rt = tokio::runtime::Runtime::new().unwrap();
     let admin = mqwatch_rocketmq::client::AdminClient::new(Duration::from_secs(5));
@@ -222,6 +227,7 @@ fn dashboard_against_real_rocketmq_shows_traffic_backlog_and_silences_an_alarm()
 
 #[test]
 fn dashboard_against_the_demo_labels_it_simulated_draws_every_chart_and_silences_an_alarm() {
+    let _one = ONE_BROWSER.lock().unwrap_or_else(|p| p.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
     let (mut demo, addr) = start_mqwatch(

@@ -6,7 +6,8 @@
 //! Engine-specific harnesses live in [`rocketmq`] (a name server with brokers), [`tansu`] (a Kafka-protocol
 //! broker), [`zookeeper`] and [`bookkeeper`] (a protocol-exact test bookie, which is not a real bookie, and
 //! writers of a cluster's znodes), [`prometheus`] (Debian's Prometheus scraping one target) and
-//! [`alertmanager`] (Debian's Alertmanager), [`smtp`] (Debian's aiosmtpd as a mail sink).
+//! [`alertmanager`] (Debian's Alertmanager), [`smtp`] (Debian's aiosmtpd as a mail sink); [`browser`] runs the
+//! dashboard's browser tests (Node, playwright-core, Debian's Chromium).
 //!
 //! What it is not: a fake of anything, with one declared exception: [`bookkeeper::TestBookie`] stands in for the
 //! one peer that cannot be installed here (a bookie), speaks its protocol byte for byte and says so. Other fakes
@@ -15,6 +16,7 @@
 pub mod alertmanager;
 pub mod bookkeeper;
 pub mod node_exporter;
+pub mod browser;
 pub mod process;
 pub mod prometheus;
 pub mod rocketmq;

@@ -5,6 +5,9 @@
 //! silences and series of [`api`]. A timer ticks the traffic windows every 10 s (their minute window samples at
 //! that rate).
 //!
+//! The dashboard (`mqwatch-web`, embedded) is served at `/` and `/assets/`, with the read-only views it needs
+//! ([`views`]: `/api/v1/overview`, `/api/v1/clusters/{name}/groups`, `/api/v1/clusters/{name}/durability`).
+//!
 //! The store (default: `mqwatch.db` in the state directory) gets each finished cycle's findings, series rows and
 //! alarm changes ([`record`]); `/metrics` is the Prometheus exposition of the latest results ([`metrics`]);
 //! alarm acknowledgements and the optional read token are [`alarms_api`]; a [`Deliverer`] drains its outbox
@@ -17,6 +20,7 @@ mod api;
 mod intake;
 pub mod metrics;
 pub(crate) mod record;
+mod views;
 
 use crate::config::{ClusterConfig, Config};
 use crate::run::{CycleResult, cycle, now_ms};
@@ -148,6 +152,10 @@ async fn serve(config: Config, listen: String, state: StateDir) -> Result<()> {
         )
         .route("/api/v1/silences/{id}", delete(api::delete_silence))
         .merge(intake::router(&config))
+        .route("/api/v1/overview", get(views::overview))
+        .route("/api/v1/clusters/{name}/groups", get(views::groups))
+        .route("/api/v1/clusters/{name}/durability", get(views::durability))
+        .merge(mqwatch_web::router())
         .route("/api/v1/alarms/{key}/ack", post(alarms_api::ack))
         .layer(axum::middleware::from_fn_with_state(
             shared.clone(),

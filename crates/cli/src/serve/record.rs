@@ -5,6 +5,7 @@
 //! | metric             | subject          | value                                                     |
 //! |--------------------|------------------|-----------------------------------------------------------|
 //! | `backlog`          | `group <g>`      | messages behind, summed over the group's logs              |
+//! | `backlog_age_ms`   | `group <g>`      | age of the oldest unconsumed message over the group's logs |
 //! | `produce_messages` | `topic <t>`      | messages produced in the last minute, summed over brokers  |
 //! | `node_up`          | the node         | 1 when it answered this cycle, else 0                     |
 //! | `findings`         | (empty)          | findings this cycle                                       |
@@ -48,6 +49,18 @@ pub fn series_points(result: &CycleResult) -> Vec<SeriesPoint> {
                 "backlog",
                 format!("group {}", g.group.name),
                 total as f64,
+            ));
+        }
+        let age = g
+            .positions
+            .iter()
+            .filter_map(|p| p.oldest_unconsumed_age_ms)
+            .max();
+        if let Some(age) = age {
+            points.push(point(
+                "backlog_age_ms",
+                format!("group {}", g.group.name),
+                age as f64,
             ));
         }
     }

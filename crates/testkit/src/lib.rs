@@ -15,8 +15,8 @@
 
 pub mod alertmanager;
 pub mod bookkeeper;
-pub mod node_exporter;
 pub mod browser;
+pub mod node_exporter;
 pub mod process;
 pub mod prometheus;
 pub mod rocketmq;

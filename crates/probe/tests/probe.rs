@@ -198,3 +198,55 @@ async fn tansu_round_trips_and_a_stopped_broker_loses_its_probes() {
         "metadata cannot be read either"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_rocketmq_broker_loses_its_probes_and_recovers_when_resumed() {
+    let mut cluster = RocketMqCluster::start(&[BrokerSpec::master("broker-h")]);
+    let target = RocketMqTarget::new(
+        vec![cluster.namesrv_addr.clone()],
+        "mqwatch-canary",
+        Duration::from_secs(1),
+    );
+    let p = Prober::start(Target::Rocketmq(target), config());
+    delivering(&p, "broker-h:0").await;
+
+    // SIGSTOP: the broker stays registered and its port open, but answers nothing.
+    cluster.broker("broker-h", 0).process.pause();
+    let f = eventually(
+        "a produce_failure about the hung broker",
+        Duration::from_secs(30),
+        || {
+            findings(&p, Engine::Rocketmq).into_iter().find(|f| {
+                f.kind == FindingKind::ProduceFailure
+                    && f.subject.to_string() == "broker broker-h:0"
+            })
+        },
+    )
+    .await;
+    eprintln!("{}", f.message);
+    let error = f
+        .evidence
+        .get("error")
+        .and_then(|e| e.as_str())
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        error.contains("no answer") || error.contains("sla"),
+        "{f:?}"
+    );
+
+    cluster.broker("broker-h", 0).process.resume();
+    let before = broker(&p.summaries(now_ms(), WINDOW_MS), "broker-h:0")
+        .unwrap()
+        .delivered;
+    eventually(
+        "round trips again after resume",
+        Duration::from_secs(30),
+        || {
+            broker(&p.summaries(now_ms(), WINDOW_MS), "broker-h:0")
+                .filter(|s| s.delivered >= before + 3)
+                .map(drop)
+        },
+    )
+    .await;
+}

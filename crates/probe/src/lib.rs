@@ -190,16 +190,8 @@ async fn message(inner: Arc<Inner>, broker: ProbeBroker) {
             Ok(Err(error)) => Outcome::SendFailed { error },
             Ok(Ok(offset)) => {
                 let produce = start.elapsed();
-                read_back(
-                    &inner,
-                    &broker,
-                    offset,
-                    &body,
-                    sent_ms as i64,
-                    start,
-                    produce,
-                )
-                .await
+                let seen = || inner.target.seen(&broker, offset, &body, sent_ms as i64);
+                read_back(seen, sla, start, produce).await
             }
         };
     if let Ok(mut l) = inner.ledger.lock() {
@@ -207,23 +199,20 @@ async fn message(inner: Arc<Inner>, broker: ProbeBroker) {
     }
 }
 
-async fn read_back(
-    inner: &Inner,
-    broker: &ProbeBroker,
-    offset: i64,
-    body: &[u8],
-    sent_ms: i64,
-    start: Instant,
-    produce: Duration,
-) -> Outcome {
-    let sla = inner.config.sla.0;
+/// Reads back with `seen` until it says yes (delivered) or `sla` since `start` is over (lost, with the last read
+/// error): polls from 5 ms, doubling to 200 ms.
+async fn read_back<F, Fut>(mut seen: F, sla: Duration, start: Instant, produce: Duration) -> Outcome
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<bool, String>>,
+{
     let mut pause = Duration::from_millis(5);
     let mut error = None;
     loop {
         let Some(left) = sla.checked_sub(start.elapsed()).filter(|d| !d.is_zero()) else {
             return Outcome::Lost { produce, error };
         };
-        match tokio::time::timeout(left, inner.target.seen(broker, offset, body, sent_ms)).await {
+        match tokio::time::timeout(left, seen()).await {
             Ok(Ok(true)) => {
                 return Outcome::Delivered {
                     produce,
@@ -237,5 +226,76 @@ async fn read_back(
         let left = sla.saturating_sub(start.elapsed());
         tokio::time::sleep(pause.min(left)).await;
         pause = (pause * 2).min(Duration::from_millis(200));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SLA: Duration = Duration::from_millis(150);
+
+    #[tokio::test]
+    async fn a_message_never_seen_is_lost_at_the_sla_with_the_last_read_error() {
+        let start = Instant::now();
+        let mut reads = 0;
+        let o = read_back(
+            || {
+                reads += 1;
+                let n = reads;
+                async move {
+                    if n % 2 == 0 {
+                        Err(format!("read {n} refused"))
+                    } else {
+                        Ok(false)
+                    }
+                }
+            },
+            SLA,
+            start,
+            Duration::from_millis(1),
+        )
+        .await;
+        assert!(start.elapsed() >= SLA, "not before the sla");
+        assert!(reads >= 3, "polled {reads} times");
+        match o {
+            Outcome::Lost { error: Some(e), .. } => assert!(e.contains("refused"), "{e}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_read_that_hangs_past_the_sla_is_lost() {
+        let start = Instant::now();
+        let o = read_back(
+            || std::future::pending::<Result<bool, String>>(),
+            SLA,
+            start,
+            Duration::ZERO,
+        )
+        .await;
+        assert!(matches!(o, Outcome::Lost { error: None, .. }), "{o:?}");
+    }
+
+    #[tokio::test]
+    async fn a_message_seen_on_the_third_read_is_delivered() {
+        let start = Instant::now();
+        let mut reads = 0;
+        let o = read_back(
+            || {
+                reads += 1;
+                let n = reads;
+                async move { Ok(n >= 3) }
+            },
+            Duration::from_secs(30),
+            start,
+            Duration::from_millis(1),
+        )
+        .await;
+        assert_eq!(reads, 3);
+        match o {
+            Outcome::Delivered { roundtrip, .. } => assert!(roundtrip >= Duration::from_millis(15)),
+            other => panic!("{other:?}"),
+        }
     }
 }

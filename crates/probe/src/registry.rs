@@ -78,6 +78,13 @@ pub fn findings(
     )
 }
 
+/// The per-broker summaries of `cluster`'s running probe over the `window_ms` before `now_ms` (`None` when no
+/// probe runs for it), for an API or a dashboard.
+pub fn summaries(cluster: &str, now_ms: u64, window_ms: u64) -> Option<Vec<BrokerSummary>> {
+    let p = PROBES.lock().ok()?.get(cluster)?.clone();
+    Some(p.summaries(now_ms, window_ms))
+}
+
 /// `(metric, subject, value)` series values of the summaries (see the module docs).
 pub fn series(summaries: &[BrokerSummary]) -> Vec<(&'static str, String, f64)> {
     let mut out = Vec::new();

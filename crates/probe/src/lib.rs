@@ -268,7 +268,7 @@ mod tests {
     async fn a_read_that_hangs_past_the_sla_is_lost() {
         let start = Instant::now();
         let o = read_back(
-            || std::future::pending::<Result<bool, String>>(),
+            std::future::pending::<Result<bool, String>>,
             SLA,
             start,
             Duration::ZERO,

@@ -133,12 +133,17 @@ pub async fn cycle_findings(
 }
 
 /// The end-to-end probe's findings of `cluster` (started on the first call when `[cluster.probe]` enables it;
-/// [`mqwatch_probe::registry`]), with its per-broker series rows written to the store when one is attached.
+/// [`mqwatch_probe::registry`]), with its per-broker series rows written to the store. Only in `serve` (the
+/// process with a store attached): a one-shot `check` would write to the cluster and end before any probe
+/// message is judged.
 async fn probe_findings(
     cluster: &ClusterConfig,
     thresholds: &Thresholds,
     now_ms: u64,
 ) -> Vec<Finding> {
+    let Some(store) = EXTRAS.store.get() else {
+        return Vec::new();
+    };
     if !cluster.probe.enabled || cluster.source != crate::config::Source::Network {
         return Vec::new();
     }
@@ -155,10 +160,7 @@ async fn probe_findings(
         &thresholds.produce_failure,
         now_ms,
     );
-    if let (Some(store), Some(p)) = (
-        EXTRAS.store.get(),
-        mqwatch_probe::registry::prober(&addrs, &cluster.probe),
-    ) {
+    if let Some(p) = mqwatch_probe::registry::prober(&addrs, &cluster.probe) {
         let points: Vec<SeriesPoint> =
             mqwatch_probe::registry::series(&p.summaries(now_ms, cluster.interval.as_millis()))
                 .into_iter()

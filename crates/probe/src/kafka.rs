@@ -25,6 +25,8 @@ pub struct KafkaTarget {
     client: KafkaClient,
     bootstrap: Vec<String>,
     topic: String,
+    /// Brokers already logged as leading no canary partition (logged once each).
+    uncovered: std::sync::Mutex<BTreeSet<i32>>,
 }
 
 /// What Metadata said about the canary topic: brokers (id → address) and partition → leader.
@@ -33,6 +35,26 @@ struct Canary {
     brokers: BTreeMap<i32, String>,
     leaders: BTreeMap<i32, i32>,
     missing: bool,
+}
+
+/// One probe broker per broker that leads a canary partition (its lowest such partition), from Metadata's
+/// brokers (id → address) and the canary's leaders (partition → broker id).
+pub fn covering(brokers: &BTreeMap<i32, String>, leaders: &BTreeMap<i32, i32>) -> Vec<ProbeBroker> {
+    let mut covered = BTreeSet::new();
+    let mut out = Vec::new();
+    for (partition, leader) in leaders {
+        let Some(addr) = brokers.get(leader) else {
+            continue;
+        };
+        if covered.insert(*leader) {
+            out.push(ProbeBroker {
+                node: NodeRef::new(NodeRole::Broker, leader.to_string()).with_addr(addr),
+                addr: addr.clone(),
+                slot: *partition,
+            });
+        }
+    }
+    out
 }
 
 impl KafkaTarget {
@@ -48,6 +70,7 @@ impl KafkaTarget {
             client: KafkaClient::new(config),
             bootstrap,
             topic: topic.to_string(),
+            uncovered: Default::default(),
         }
     }
 
@@ -116,23 +139,14 @@ impl KafkaTarget {
             }
             c = self.canary().await?;
         }
-        let mut covered = BTreeSet::new();
-        let mut brokers = Vec::new();
-        for (partition, leader) in &c.leaders {
-            let Some(addr) = c.brokers.get(leader) else {
-                continue;
-            };
-            if !covered.insert(*leader) {
-                continue;
-            }
-            brokers.push(ProbeBroker {
-                node: NodeRef::new(NodeRole::Broker, leader.to_string()).with_addr(addr),
-                addr: addr.clone(),
-                slot: *partition,
-            });
-        }
+        let brokers = covering(&c.brokers, &c.leaders);
         for (id, addr) in &c.brokers {
-            if !covered.contains(id) {
+            let first = self
+                .uncovered
+                .lock()
+                .map(|mut u| u.insert(*id))
+                .unwrap_or(false);
+            if first && !brokers.iter().any(|b| b.node.name == id.to_string()) {
                 tracing::warn!(broker = id, %addr, topic = %self.topic, "leads no canary partition: not probed");
             }
         }
@@ -172,5 +186,30 @@ impl KafkaTarget {
         Ok(r.is_some_and(|r| {
             r.offset == offset && (r.log_append_time || r.timestamp_ms == sent_ms)
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_leading_broker_is_probed_once_through_its_lowest_partition() {
+        let brokers: BTreeMap<i32, String> = [(1, "h1:9092"), (2, "h2:9092"), (3, "h3:9092")]
+            .map(|(i, a)| (i, a.to_string()))
+            .into();
+        // Partition 0 and 2 led by 2, 1 by 1, 3 by a broker Metadata does not list; 3 leads nothing.
+        let leaders: BTreeMap<i32, i32> = [(0, 2), (1, 1), (2, 2), (3, 9)].into();
+        let got: Vec<(String, String, i32)> = covering(&brokers, &leaders)
+            .into_iter()
+            .map(|b| (b.node.name, b.addr, b.slot))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("2".into(), "h2:9092".into(), 0),
+                ("1".into(), "h1:9092".into(), 1)
+            ]
+        );
     }
 }

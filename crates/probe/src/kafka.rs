@@ -141,12 +141,14 @@ impl KafkaTarget {
         }
         let brokers = covering(&c.brokers, &c.leaders);
         for (id, addr) in &c.brokers {
-            let first = self
-                .uncovered
-                .lock()
-                .map(|mut u| u.insert(*id))
-                .unwrap_or(false);
-            if first && !brokers.iter().any(|b| b.node.name == id.to_string()) {
+            let covered = brokers.iter().any(|b| b.node.name == id.to_string());
+            let first = !covered
+                && self
+                    .uncovered
+                    .lock()
+                    .map(|mut u| u.insert(*id))
+                    .unwrap_or(false);
+            if first {
                 tracing::warn!(broker = id, %addr, topic = %self.topic, "leads no canary partition: not probed");
             }
         }

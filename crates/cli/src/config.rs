@@ -123,6 +123,9 @@ pub struct ClusterConfig {
     /// simulated cluster of this engine; no addresses needed).
     #[serde(default)]
     pub source: Source,
+    /// `[cluster.probe]`: the end-to-end probe (RocketMQ and Kafka; off by default).
+    #[serde(default)]
+    pub probe: mqwatch_probe::ProbeConfig,
 }
 
 /// Where a cluster's observations come from.
@@ -179,6 +182,7 @@ impl ClusterConfig {
             ledger_concurrency: default_ledger_concurrency(),
             racks: Default::default(),
             source: Source::Network,
+            probe: Default::default(),
         }
     }
 
@@ -268,6 +272,14 @@ impl Config {
                 bail!(
                     "{at}: concurrency, metadata_concurrency and ledger_concurrency must be at least 1"
                 );
+            }
+            if c.probe.enabled {
+                if !matches!(c.engine, Engine::Rocketmq | Engine::Kafka) {
+                    bail!("{at}: probe: the probe runs on rocketmq and kafka clusters only");
+                }
+                c.probe
+                    .validate()
+                    .map_err(|e| anyhow::anyhow!("{at}: probe.{e}"))?;
             }
             if let Some(root) = &c.root
                 && !root.starts_with('/')

@@ -6,7 +6,9 @@
 //! readings and client minutes become series rows, and its intake adds reports ([`add_report`]).
 //!
 //! The state lives in one process-wide registry keyed by cluster name, so the wiring into `run` and `serve`
-//! stays a line each. Host series rows: `host_cpu_percent`, `host_memory_percent`, `host_load1`,
+//! stays a line each. The end-to-end probe ([`mqwatch_probe`], `[cluster.probe]`) adds its findings and, with a
+//! store, the series rows `probe_produce_p99_ms`, `probe_roundtrip_p50_ms`, `probe_roundtrip_p99_ms`,
+//! `probe_sent`, `probe_lost` (subject `broker <name>`, over the last cluster interval). Host series rows: `host_cpu_percent`, `host_memory_percent`, `host_load1`,
 //! `host_disk_percent`, `host_io_busy_percent`, `host_iops`, `host_net_in_bytes_per_sec`,
 //! `host_net_out_bytes_per_sec`, `host_tcp_connections`, `host_tcp_time_wait`, subject `host <endpoint>`.
 
@@ -126,6 +128,50 @@ pub async fn cycle_findings(
         &thresholds.produce_failure,
         now_ms,
     ));
+    findings.extend(probe_findings(cluster, thresholds, now_ms).await);
+    findings
+}
+
+/// The end-to-end probe's findings of `cluster` (started on the first call when `[cluster.probe]` enables it;
+/// [`mqwatch_probe::registry`]), with its per-broker series rows written to the store. Only in `serve` (the
+/// process with a store attached): a one-shot `check` would write to the cluster and end before any probe
+/// message is judged.
+async fn probe_findings(
+    cluster: &ClusterConfig,
+    thresholds: &Thresholds,
+    now_ms: u64,
+) -> Vec<Finding> {
+    let Some(store) = EXTRAS.store.get() else {
+        return Vec::new();
+    };
+    if !cluster.probe.enabled || cluster.source != crate::config::Source::Network {
+        return Vec::new();
+    }
+    let addrs = mqwatch_probe::registry::ClusterAddrs {
+        cluster: &cluster.name,
+        engine: cluster.engine,
+        name_servers: &cluster.name_servers,
+        bootstrap: &cluster.bootstrap,
+        timeout: cluster.timeout.0,
+    };
+    let findings = mqwatch_probe::registry::findings(
+        &addrs,
+        &cluster.probe,
+        &thresholds.produce_failure,
+        now_ms,
+    );
+    if let Some(p) = mqwatch_probe::registry::prober(&addrs, &cluster.probe) {
+        let points: Vec<SeriesPoint> =
+            mqwatch_probe::registry::series(&p.summaries(now_ms, cluster.interval.as_millis()))
+                .into_iter()
+                .map(|(metric, subject, v)| {
+                    SeriesPoint::new(&cluster.name, metric, subject, now_ms, v)
+                })
+                .collect();
+        if let Err(e) = store.insert_minutes(&points).await {
+            tracing::warn!(cluster = %cluster.name, "cannot write probe series rows: {e}");
+        }
+    }
     findings
 }
 

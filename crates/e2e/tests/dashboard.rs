@@ -131,7 +131,7 @@ fn dashboard_against_real_rocketmq_shows_traffic_backlog_and_silences_an_alarm()
     );
 
     // Traffic, a consumer that commits it, then the consumer freezes and a backlog builds: the fault.
-    let mut consumer = PeerProcess::spawn(
+    let consumer = PeerProcess::spawn(
         "consumer-orders-g",
         {
             let mut c = client(&cluster);

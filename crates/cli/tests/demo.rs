@@ -177,10 +177,16 @@ fn the_demo_runs_the_product_on_a_simulated_estate_with_faults_that_come_and_go(
         finding(&addr, "startup_pending")
     });
     assert_eq!(startup["subject"]["node"]["name"], "3", "{startup}");
-    let blocked = poll_until("a blocked client", DEADLINE, || {
-        finding(&addr, "client_blocked")
+    // The injected fault is group notify's client. (At speed 30 the block threshold is 2 s, so on a loaded machine
+    // a healthy group's client can also cross it between two late cycles; that one is real, just not the fault.)
+    let blocked = poll_until("group notify's client blocked", DEADLINE, || {
+        get_json(&addr, "/api/v1/findings")?
+            .as_array()?
+            .iter()
+            .find(|f| f["kind"] == "client_blocked" && f["evidence"]["group"] == "notify")
+            .cloned()
     });
-    assert_eq!(blocked["evidence"]["group"], "notify", "{blocked}");
+    assert_eq!(blocked["severity"], "warning", "{blocked}");
     poll_until("the backlog alarm to fire again", DEADLINE, || {
         alarm(&addr, "backlog", &key, "firing")
     });

@@ -156,7 +156,7 @@ pub fn sample(host: &str, prev: Option<&Counters>, cur: &Counters) -> HostSample
     if let (Some(total), Some(avail)) = (cur.mem_total, cur.mem_available)
         && total > 0.0
     {
-        s.memory_percent = Some((100.0 * (total - avail) / total).clamp(0.0, 100.0));
+        s.memory_percent = percent(100.0 * (total - avail) / total);
     }
     if let Some((mount, fs)) = cur
         .filesystems
@@ -177,7 +177,7 @@ pub fn sample(host: &str, prev: Option<&Counters>, cur: &Counters) -> HostSample
     let cpu_delta = cur.cpu_total - prev.cpu_total;
     if cpu_delta > 0.0 {
         let idle = (cur.cpu_idle - prev.cpu_idle).clamp(0.0, cpu_delta);
-        s.cpu_percent = Some(100.0 * (cpu_delta - idle) / cpu_delta);
+        s.cpu_percent = percent(100.0 * (cpu_delta - idle) / cpu_delta);
     }
     if let Some((device, busy)) = cur
         .disk_io_seconds
@@ -198,6 +198,12 @@ pub fn sample(host: &str, prev: Option<&Counters>, cur: &Counters) -> HostSample
 }
 
 /// Usage as `df` shows it: used / (used + available to non-root), so root's reserved blocks count as full.
+/// A percentage within [0, 100], or none when the counters made it NaN (infinite or absurd values): rounding can
+/// put a ratio of equal counters a hair above 100.
+fn percent(v: f64) -> Option<f64> {
+    (!v.is_nan()).then(|| v.clamp(0.0, 100.0))
+}
+
 fn used((size, free, avail): &(f64, f64, f64)) -> f64 {
     let (used, avail) = ((size - free).max(0.0), avail.max(0.0));
     if used + avail > 0.0 {

@@ -14,7 +14,7 @@ use super::Shared;
 use crate::run::now_ms;
 use axum::Json;
 use axum::extract::{Path, Request, State};
-use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use mqwatch_model::Span;
@@ -27,21 +27,7 @@ fn fail(status: StatusCode, message: impl Into<String>) -> Response {
     (status, text).into_response()
 }
 
-fn bearer(headers: &HeaderMap) -> Option<&str> {
-    headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-}
-
-/// Compares without stopping at the first difference (the length still shows).
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
-            == 0
-}
+use super::api::{bearer, token_matches as same};
 
 /// Middleware: `GET`/`HEAD` requests under `/api/` and to `/metrics` need the read (or write) token when
 /// `[server] read_token` is set.

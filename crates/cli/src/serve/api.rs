@@ -42,12 +42,8 @@ fn authorize(shared: &Shared, headers: &HeaderMap) -> Result<(), Box<Response>> 
             "writes are off: no [server] token is configured",
         )));
     };
-    let given = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    match given {
-        Some(g) if constant_time_eq(g.as_bytes(), token.as_bytes()) => Ok(()),
+    match bearer(headers) {
+        Some(g) if token_matches(g, token) => Ok(()),
         Some(_) => Err(Box::new(fail(
             StatusCode::UNAUTHORIZED,
             "wrong bearer token",
@@ -59,9 +55,22 @@ fn authorize(shared: &Shared, headers: &HeaderMap) -> Result<(), Box<Response>> 
     }
 }
 
-/// Compares without stopping at the first difference (the length still shows).
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+/// The token of an `Authorization: Bearer <token>` header (every token-protected endpoint reads it here).
+pub(super) fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+}
+
+/// Compares tokens without stopping at the first difference (the length still shows).
+pub(super) fn token_matches(given: &str, token: &str) -> bool {
+    given.len() == token.len()
+        && given
+            .bytes()
+            .zip(token.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
 /// An alarm row with its key.
@@ -280,9 +289,9 @@ mod tests {
 
     #[test]
     fn tokens_compare_whole() {
-        assert!(constant_time_eq(b"secret", b"secret"));
-        assert!(!constant_time_eq(b"secret", b"secreT"));
-        assert!(!constant_time_eq(b"secret", b"secret2"));
-        assert!(!constant_time_eq(b"", b"x"));
+        assert!(token_matches("secret", "secret"));
+        assert!(!token_matches("secret", "secreT"));
+        assert!(!token_matches("secret", "secret2"));
+        assert!(!token_matches("", "x"));
     }
 }

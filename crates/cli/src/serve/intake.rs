@@ -14,7 +14,7 @@ use crate::run::now_ms;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use mqwatch_client::Report;
@@ -54,11 +54,7 @@ async fn report(State(intake): State<Intake>, headers: HeaderMap, body: Bytes) -
             "client reports are off: no [server] token is configured",
         );
     };
-    let given = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    if given != Some(token) {
+    if !super::api::bearer(&headers).is_some_and(|g| super::api::token_matches(g, token)) {
         return fail(
             StatusCode::UNAUTHORIZED,
             "client report: missing or wrong bearer token",

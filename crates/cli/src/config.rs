@@ -9,6 +9,9 @@ use mqwatch_store::StoreConfig;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
+mod security;
+pub use security::{SaslConfig, TlsConfig};
+
 /// The whole file.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -126,6 +129,12 @@ pub struct ClusterConfig {
     /// `[cluster.probe]`: the end-to-end probe (RocketMQ and Kafka; off by default).
     #[serde(default)]
     pub probe: mqwatch_probe::ProbeConfig,
+    /// `[cluster.tls]`: Kafka over TLS.
+    #[serde(default)]
+    pub tls: Option<TlsConfig>,
+    /// `[cluster.sasl]`: Kafka SASL authentication.
+    #[serde(default)]
+    pub sasl: Option<SaslConfig>,
 }
 
 /// Where a cluster's observations come from.
@@ -183,6 +192,8 @@ impl ClusterConfig {
             racks: Default::default(),
             source: Source::Network,
             probe: Default::default(),
+            tls: None,
+            sasl: None,
         }
     }
 
@@ -192,6 +203,11 @@ impl ClusterConfig {
             source: Source::Simulated,
             ..Self::with_defaults(name.to_string(), engine)
         }
+    }
+
+    /// The Kafka client security its `tls` and `sasl` tables make (checked when the config loads).
+    pub fn kafka_security(&self) -> Result<mqwatch_kafka::client::Security> {
+        security::security(self.tls.as_ref(), self.sasl.as_ref()).map_err(anyhow::Error::msg)
     }
 
     /// A RocketMQ cluster with defaults, as `check --rocketmq` builds it.
@@ -281,6 +297,11 @@ impl Config {
                     .validate()
                     .map_err(|e| anyhow::anyhow!("{at}: probe.{e}"))?;
             }
+            if (c.tls.is_some() || c.sasl.is_some()) && c.engine != Engine::Kafka {
+                bail!("{at}: tls and sasl apply to kafka clusters only");
+            }
+            c.kafka_security()
+                .map_err(|e| anyhow::anyhow!("{at}: {e}"))?;
             if let Some(root) = &c.root
                 && !root.starts_with('/')
             {
@@ -318,6 +339,12 @@ mod tests {
         assert_eq!(bk.engine, Engine::Bookkeeper);
         assert_eq!((bk.metadata_concurrency, bk.ledger_concurrency), (500, 100));
         assert_eq!(bk.racks["127.0.0.1:3181"], "/region-a/rack-1");
+        let kafka = c.clusters[2].kafka_security().unwrap();
+        assert_eq!(
+            kafka.sasl.map(|s| s.mechanism),
+            Some(mqwatch_kafka::client::Mechanism::ScramSha512)
+        );
+        assert_eq!(kafka.tls, None);
         assert_eq!(c.thresholds.ledgers.grace, None);
         assert_eq!(c.store.url, None);
         assert_eq!(c.store.retention, mqwatch_store::Retention::default());

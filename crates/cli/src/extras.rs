@@ -153,6 +153,7 @@ async fn probe_findings(
         name_servers: &cluster.name_servers,
         bootstrap: &cluster.bootstrap,
         timeout: cluster.timeout.0,
+        kafka_security: cluster.kafka_security().unwrap_or_default(),
     };
     let findings = mqwatch_probe::registry::findings(
         &addrs,

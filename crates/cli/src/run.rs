@@ -86,13 +86,21 @@ pub struct Collectors {
 impl Collectors {
     /// Clients with the cluster's timeout.
     pub fn new(cluster: &ClusterConfig) -> Self {
+        let security = cluster.kafka_security();
+        let kafka = KafkaClient::new(KafkaClientConfig {
+            connect_timeout: cluster.timeout.0,
+            request_timeout: cluster.timeout.0,
+            security: security.as_ref().cloned().unwrap_or_default(),
+            ..KafkaClientConfig::default()
+        });
+        let kafka = match security {
+            Ok(_) => kafka,
+            // Checked when the config loaded; a password file that went away since is said every cycle.
+            Err(e) => kafka.refusing(format!("{e:#}")),
+        };
         Self {
             rocketmq: AdminClient::new(cluster.timeout.0),
-            kafka: KafkaClient::new(KafkaClientConfig {
-                connect_timeout: cluster.timeout.0,
-                request_timeout: cluster.timeout.0,
-                ..KafkaClientConfig::default()
-            }),
+            kafka,
             kafka_lag: LagMemory::new(),
             simulated: crate::demo::simulated(cluster),
         }

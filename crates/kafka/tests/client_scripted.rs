@@ -242,20 +242,143 @@ async fn nothing_listening_is_a_connect_error_of_the_request() {
 }
 
 #[tokio::test]
-async fn tls_and_sasl_are_refused_as_not_implemented() {
-    for security in [
-        mqwatch_kafka::Security::Tls { ca_file: None },
-        mqwatch_kafka::Security::Sasl {
-            mechanism: "SCRAM-SHA-512".into(),
-            username: "u".into(),
-            password: "p".into(),
+async fn tls_to_a_listener_that_does_not_speak_it_is_a_tls_error_of_the_request() {
+    // Test code: a listener answering the TLS ClientHello with plain text, as a non-TLS port would.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        if let Ok((mut s, _)) = listener.accept() {
+            let mut buf = [0u8; 512];
+            let _ = s.read(&mut buf);
+            let _ = s.write_all(b"HTTP/1.0 400 Bad Request\r\n\r\n");
+            let _ = s.read(&mut buf);
+        }
+    });
+    let c = KafkaClient::new(ClientConfig {
+        security: mqwatch_kafka::Security {
+            tls: Some(mqwatch_kafka::client::Tls::default()),
+            sasl: None,
         },
-    ] {
-        let c = KafkaClient::new(ClientConfig {
-            security,
-            ..ClientConfig::default()
-        });
-        let e = c.connection("127.0.0.1:9").await.unwrap_err();
-        assert!(matches!(e.kind, ErrorKind::NotImplemented(_)), "{e}");
+        connect_timeout: std::time::Duration::from_secs(5),
+        ..ClientConfig::default()
+    });
+    let e = c
+        .send::<MetadataRequest>(&addr, None, |_| MetadataRequest::default())
+        .await
+        .unwrap_err();
+    assert!(matches!(e.kind, ErrorKind::Tls(_)), "{e}");
+    assert!(
+        e.to_string().starts_with(&format!("{addr}: Metadata (3)")),
+        "{e}"
+    );
+}
+
+/// Plays a broker that enables only `enabled` SASL mechanisms: ApiVersions, SaslHandshake, then (when the
+/// mechanism is enabled) one SaslAuthenticate whose bytes it returns, accepting them, then one Metadata.
+async fn sasl_broker(listener: TcpListener, enabled: &'static str) -> Option<Bytes> {
+    use kafka_protocol::messages::{
+        SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest,
+        SaslHandshakeResponse,
+    };
+    use kafka_protocol::protocol::{Decodable, StrBytes};
+    let (mut s, _) = listener.accept().await.unwrap();
+    let (h, _) = read_request(&mut s).await.unwrap();
+    let offered = versions(&[
+        (ApiKey::ApiVersions, 0, 3),
+        (ApiKey::Metadata, 0, 12),
+        (ApiKey::SaslHandshake, 0, 1),
+        (ApiKey::SaslAuthenticate, 0, 2),
+    ]);
+    s.write_all(&frame(&h, &offered, h.request_api_version))
+        .await
+        .unwrap();
+    let (h, mut body) = read_request(&mut s).await.unwrap();
+    assert_eq!(
+        (h.request_api_key, h.request_api_version),
+        (ApiKey::SaslHandshake as i16, 1)
+    );
+    let asked = SaslHandshakeRequest::decode(&mut body, 1)
+        .unwrap()
+        .mechanism;
+    let enabled_list = vec![StrBytes::from_static_str(enabled)];
+    if asked.as_str() != enabled {
+        let r = SaslHandshakeResponse::default()
+            .with_error_code(33)
+            .with_mechanisms(enabled_list);
+        s.write_all(&frame(&h, &r, 1)).await.unwrap();
+        return None;
     }
+    let r = SaslHandshakeResponse::default().with_mechanisms(enabled_list);
+    s.write_all(&frame(&h, &r, 1)).await.unwrap();
+    let (h, mut body) = read_request(&mut s).await.unwrap();
+    assert_eq!(h.request_api_key, ApiKey::SaslAuthenticate as i16);
+    let v = h.request_api_version;
+    let auth = SaslAuthenticateRequest::decode(&mut body, v)
+        .unwrap()
+        .auth_bytes;
+    s.write_all(&frame(&h, &SaslAuthenticateResponse::default(), v))
+        .await
+        .unwrap();
+    let (h, _) = read_request(&mut s).await.unwrap();
+    assert_eq!(h.request_api_key, ApiKey::Metadata as i16);
+    s.write_all(&frame(
+        &h,
+        &MetadataResponse::default(),
+        h.request_api_version,
+    ))
+    .await
+    .unwrap();
+    Some(auth)
+}
+
+fn sasl_client(mechanism: mqwatch_kafka::client::Mechanism) -> KafkaClient {
+    KafkaClient::new(ClientConfig {
+        security: mqwatch_kafka::Security {
+            tls: None,
+            sasl: Some(mqwatch_kafka::client::Sasl {
+                mechanism,
+                username: "mqwatch".into(),
+                password: "pw".into(),
+            }),
+        },
+        connect_timeout: Duration::from_secs(5),
+        ..ClientConfig::default()
+    })
+}
+
+#[tokio::test]
+async fn sasl_plain_sends_the_rfc_4616_message_in_sasl_authenticate() {
+    // Scripted broker (test code): tansu 0.6 is built without PLAIN, so PLAIN's bytes are checked here.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let server = tokio::spawn(sasl_broker(listener, "PLAIN"));
+    sasl_client(mqwatch_kafka::client::Mechanism::Plain)
+        .send::<MetadataRequest>(&addr, None, |_| MetadataRequest::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        server.await.unwrap().as_deref(),
+        Some(&b"\0mqwatch\0pw"[..])
+    );
+}
+
+#[tokio::test]
+async fn a_mechanism_the_broker_does_not_enable_is_an_authentication_error_naming_what_it_offers() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let server = tokio::spawn(sasl_broker(listener, "SCRAM-SHA-512"));
+    let e = sasl_client(mqwatch_kafka::client::Mechanism::Plain)
+        .send::<MetadataRequest>(&addr, None, |_| MetadataRequest::default())
+        .await
+        .unwrap_err();
+    assert!(matches!(e.kind, ErrorKind::Authentication(_)), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.starts_with(&format!("{addr}: SaslHandshake (17) v1"))
+            && text.contains("does not enable PLAIN")
+            && text.contains("offers SCRAM-SHA-512"),
+        "{text}"
+    );
+    assert_eq!(server.await.unwrap(), None);
 }

@@ -74,6 +74,16 @@ impl KafkaTarget {
         }
     }
 
+    /// The same target reached with `security` (TLS, SASL).
+    pub fn with_security(mut self, security: mqwatch_kafka::client::Security) -> Self {
+        let config = ClientConfig {
+            security,
+            ..self.client.config().clone()
+        };
+        self.client = KafkaClient::new(config);
+        self
+    }
+
     async fn canary(&self) -> Result<Canary, String> {
         let mut errors = Vec::new();
         for addr in &self.bootstrap {

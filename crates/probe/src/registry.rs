@@ -27,6 +27,8 @@ pub struct ClusterAddrs<'a> {
     pub bootstrap: &'a [String],
     /// Per-request timeout.
     pub timeout: Duration,
+    /// Kafka: TLS and SASL, as the collector connects.
+    pub kafka_security: mqwatch_kafka::client::Security,
 }
 
 /// The cluster's running probe, started now if it is enabled and was not running; `None` when it is off or
@@ -45,10 +47,9 @@ pub fn prober(addrs: &ClusterAddrs<'_>, config: &ProbeConfig) -> Option<Arc<Prob
             &config.topic,
             addrs.timeout,
         )),
-        Engine::Kafka => Target::Kafka(KafkaTarget::new(
-            addrs.bootstrap.to_vec(),
-            &config.topic,
-            addrs.timeout,
+        Engine::Kafka => Target::Kafka(Box::new(
+            KafkaTarget::new(addrs.bootstrap.to_vec(), &config.topic, addrs.timeout)
+                .with_security(addrs.kafka_security.clone()),
         )),
         _ => return None,
     };

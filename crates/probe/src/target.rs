@@ -21,8 +21,8 @@ pub struct ProbeBroker {
 pub enum Target {
     /// RocketMQ: every master.
     Rocketmq(RocketMqTarget),
-    /// Kafka: the leader of each canary partition.
-    Kafka(KafkaTarget),
+    /// Kafka: the leader of each canary partition (boxed: its client is the larger).
+    Kafka(Box<KafkaTarget>),
 }
 
 impl Target {

@@ -153,7 +153,7 @@ async fn tansu_round_trips_and_a_stopped_broker_loses_its_probes() {
         "mqwatch-canary",
         Duration::from_secs(3),
     );
-    let p = Prober::start(Target::Kafka(target), config());
+    let p = Prober::start(Target::Kafka(Box::new(target)), config());
     let name = eventually("tansu to be listed", Duration::from_secs(60), || {
         p.summaries(now_ms(), WINDOW_MS)
             .first()

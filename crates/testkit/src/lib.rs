@@ -22,6 +22,7 @@ pub mod prometheus;
 pub mod rocketmq;
 pub mod smtp;
 pub mod tansu;
+pub mod tls;
 pub mod zookeeper;
 
 use std::net::TcpListener;

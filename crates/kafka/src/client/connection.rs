@@ -1,10 +1,12 @@
-//! One TCP connection to one broker. Frames are a 4-byte length and a body, bounded by the configured maximum;
+//! One connection to one broker (TCP, under TLS when configured, authenticated by SASL when configured). Frames are a 4-byte length and a body, bounded by the configured maximum;
 //! responses are matched to requests by correlation id, and every response body passes the guard
 //! ([`crate::guard`]) before kafka-protocol decodes it. A reader task dispatches responses and, the moment the
 //! connection closes or sends a bad frame, fails every request in flight. Every call has a timeout. The broker's
-//! API versions are read once, when the connection opens.
+//! API versions are read once, when the connection opens, before SASL authentication ([`super::sasl`]).
 
-use super::error::ErrorKind;
+use super::error::{Api, ErrorKind};
+use super::sasl::Failure;
+use super::security::{ReadHalf, Security, WriteHalf};
 use super::versions::BrokerVersions;
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use kafka_protocol::messages::{
@@ -17,7 +19,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -49,7 +50,7 @@ impl Pending {
 
 /// A connection to one broker, with the API versions it offered.
 pub struct BrokerConnection {
-    writer: tokio::sync::Mutex<OwnedWriteHalf>,
+    writer: tokio::sync::Mutex<WriteHalf>,
     pending: Arc<Mutex<Pending>>,
     next_correlation: AtomicI32,
     reader: JoinHandle<()>,
@@ -73,25 +74,29 @@ impl Drop for BrokerConnection {
 }
 
 impl BrokerConnection {
-    /// Connects within `timeout` and asks the broker's API versions (each step within `timeout`). Errors here are
-    /// about ApiVersions (the version in the pair is the one that failed, if one was sent).
+    /// Connects within `timeout`, under TLS when `security` says so (with `tls`, the connector made from its
+    /// settings), asks the broker's API versions, then authenticates when `security` has SASL (each step within
+    /// `timeout`). Errors name the API and version that failed (ApiVersions for the connection and TLS).
     pub async fn open(
         addr: &str,
         client_id: &str,
         timeout: Duration,
         max_frame: usize,
-    ) -> Result<Self, (Option<i16>, ErrorKind)> {
+        security: &Security,
+        tls: Option<&tokio_rustls::TlsConnector>,
+    ) -> Result<Self, Failure> {
+        let api = Api(ApiVersionsRequest::KEY);
+        let within =
+            |what: &str| ErrorKind::Connect(format!("no {what} within {} ms", timeout.as_millis()));
         let stream = tokio::time::timeout(timeout, TcpStream::connect(addr))
             .await
-            .map_err(|_| {
-                (
-                    None,
-                    ErrorKind::Connect(format!("no connection within {} ms", timeout.as_millis())),
-                )
-            })?
-            .map_err(|e| (None, ErrorKind::Connect(e.to_string())))?;
-        let _ = stream.set_nodelay(true);
-        let (rd, wr) = stream.into_split();
+            .map_err(|_| (api, None, within("connection")))?
+            .map_err(|e| (api, None, ErrorKind::Connect(e.to_string())))?;
+        let tls = security.tls.as_ref().zip(tls);
+        let (rd, wr) = tokio::time::timeout(timeout, super::security::transport(stream, addr, tls))
+            .await
+            .map_err(|_| (api, None, within("TLS handshake")))?
+            .map_err(|e| (api, None, ErrorKind::Tls(e)))?;
         let pending = Arc::new(Mutex::new(Pending::default()));
         let reader = tokio::spawn(read_loop(rd, pending.clone(), max_frame));
         let mut conn = Self {
@@ -102,7 +107,13 @@ impl BrokerConnection {
             client_id: StrBytes::from_string(client_id.to_string()),
             versions: BrokerVersions::default(),
         };
-        conn.versions = conn.api_versions(timeout).await?;
+        conn.versions = conn
+            .api_versions(timeout)
+            .await
+            .map_err(|(version, kind)| (api, version, kind))?;
+        if let Some(sasl) = &security.sasl {
+            super::sasl::authenticate(&conn, sasl, timeout).await?;
+        }
         Ok(conn)
     }
 
@@ -256,7 +267,7 @@ impl BrokerConnection {
     }
 }
 
-async fn read_loop(mut rd: OwnedReadHalf, pending: Arc<Mutex<Pending>>, max_frame: usize) {
+async fn read_loop(mut rd: ReadHalf, pending: Arc<Mutex<Pending>>, max_frame: usize) {
     let reason = loop {
         let len = match rd.read_i32().await {
             Ok(n) => n,

@@ -77,9 +77,16 @@ pub enum ErrorKind {
         /// What it is about, e.g. a topic or group, when not the whole request.
         about: Option<String>,
     },
-    /// A configured feature mqwatch's client does not implement yet (TLS, SASL).
-    #[error("not implemented: {0}")]
-    NotImplemented(String),
+    /// The client's settings could not be used (e.g. a password file unreadable).
+    #[error("configuration: {0}")]
+    Config(String),
+    /// The TLS handshake failed (certificate not trusted, wrong name, not a TLS listener, …).
+    #[error("TLS: {0}")]
+    Tls(String),
+    /// SASL authentication failed or could not start (mechanism not enabled, credentials refused, the server's
+    /// SCRAM signature wrong).
+    #[error("authentication failed: {0}")]
+    Authentication(String),
 }
 
 impl ErrorKind {
@@ -120,6 +127,15 @@ impl KafkaError {
     /// reconnects.
     pub fn is_unreachable(&self) -> bool {
         matches!(self.kind, ErrorKind::Connect(_) | ErrorKind::Timeout(_))
+    }
+
+    /// Whether the broker refused mqwatch itself (TLS handshake, SASL authentication, or the client's settings
+    /// unusable): every other request to it would fail the same way, yet the broker is up.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self.kind,
+            ErrorKind::Tls(_) | ErrorKind::Authentication(_) | ErrorKind::Config(_)
+        )
     }
 
     /// The Kafka error code, when the broker answered with one.

@@ -3,46 +3,28 @@
 //! version both sides support; the caller builds the request for that version. Every error names the broker, the
 //! API and the version ([`KafkaError`]).
 //!
-//! Security: plaintext only for now. [`Security::Tls`] and [`Security::Sasl`] are accepted in config so configs
-//! can name them, and every request then fails with [`ErrorKind::NotImplemented`] saying so.
+//! Security ([`Security`]): TLS (rustls) and SASL PLAIN / SCRAM-SHA-256 / SCRAM-SHA-512, alone or together, on
+//! every connection the client opens.
 
 mod connection;
 mod error;
 mod ops;
+mod sasl;
+pub mod scram;
+mod security;
 mod setup;
 mod versions;
 
 pub use connection::BrokerConnection;
 pub use error::{Api, ErrorKind, KafkaError, code_name};
 pub use ops::{CommittedOffset, FetchedRecord, OffsetSpec, ProducedBatch};
+pub use security::{Mechanism, Sasl, Security, Tls};
 pub use versions::{BrokerVersions, capped};
 
 use kafka_protocol::protocol::Request;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-/// How to authenticate and encrypt. Only [`Security::Plaintext`] is implemented.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum Security {
-    /// Plain TCP.
-    #[default]
-    Plaintext,
-    /// TLS (rustls) with an optional CA bundle. Not implemented yet: requests fail saying so.
-    Tls {
-        /// PEM file of CA certificates; the system roots when absent.
-        ca_file: Option<String>,
-    },
-    /// SASL over plain TCP. Not implemented yet: requests fail saying so.
-    Sasl {
-        /// `PLAIN`, `SCRAM-SHA-256` or `SCRAM-SHA-512`.
-        mechanism: String,
-        /// User name.
-        username: String,
-        /// Password.
-        password: String,
-    },
-}
 
 /// Client settings.
 #[derive(Debug, Clone)]
@@ -66,7 +48,7 @@ impl Default for ClientConfig {
             connect_timeout: Duration::from_secs(5),
             request_timeout: Duration::from_secs(10),
             max_frame_bytes: 64 * 1024 * 1024,
-            security: Security::Plaintext,
+            security: Security::default(),
         }
     }
 }
@@ -81,15 +63,34 @@ struct Slot {
 pub struct KafkaClient {
     config: ClientConfig,
     slots: Mutex<HashMap<String, Arc<Slot>>>,
+    /// The TLS connector made from the config once, when TLS is configured.
+    tls: Option<tokio_rustls::TlsConnector>,
+    /// Why no connection can be opened (the TLS settings cannot make a connector, or the caller's config was
+    /// refused): every request fails with it.
+    unusable: Option<ErrorKind>,
 }
 
 impl KafkaClient {
     /// A client with `config`; connects lazily.
     pub fn new(config: ClientConfig) -> Self {
+        let (tls, unusable) = match config.security.tls.as_ref().map(Tls::connector) {
+            None => (None, None),
+            Some(Ok(connector)) => (Some(connector), None),
+            Some(Err(e)) => (None, Some(ErrorKind::Tls(e))),
+        };
         Self {
             config,
             slots: Mutex::new(HashMap::new()),
+            tls,
+            unusable,
         }
+    }
+
+    /// A client whose every request fails with `reason` (e.g. its security settings could not be read), so the
+    /// failure shows as a collector error each cycle instead of a connection without the settings.
+    pub fn refusing(mut self, reason: String) -> Self {
+        self.unusable = Some(ErrorKind::Config(reason));
+        self
     }
 
     /// Its settings.
@@ -106,23 +107,10 @@ impl KafkaClient {
             version,
             kind,
         };
-        match &self.config.security {
-            Security::Plaintext => {}
-            Security::Tls { .. } => {
-                return Err(fail(
-                    None,
-                    ErrorKind::NotImplemented(
-                        "TLS to Kafka brokers (config security = tls)".into(),
-                    ),
-                ));
-            }
-            Security::Sasl { mechanism, .. } => {
-                return Err(fail(
-                    None,
-                    ErrorKind::NotImplemented(format!("SASL {mechanism} to Kafka brokers")),
-                ));
-            }
+        if let Some(kind) = &self.unusable {
+            return Err(fail(None, kind.clone()));
         }
+        let tls = self.tls.as_ref();
         let slot = {
             let mut slots = self
                 .slots
@@ -140,9 +128,16 @@ impl KafkaClient {
             &self.config.client_id,
             self.config.connect_timeout,
             self.config.max_frame_bytes,
+            &self.config.security,
+            tls,
         )
         .await
-        .map_err(|(version, kind)| fail(version, kind))?;
+        .map_err(|(api, version, kind)| KafkaError {
+            broker: addr.to_string(),
+            api,
+            version,
+            kind,
+        })?;
         let c = Arc::new(c);
         *conn = Some(c.clone());
         Ok(c)

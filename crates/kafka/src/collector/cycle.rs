@@ -1,5 +1,7 @@
 //! One collection cycle's bookkeeping: which brokers could not be reached (their remaining requests are skipped,
-//! so one dead or slow broker costs one timeout, not one per request), and which requests were answered badly.
+//! so one dead or slow broker costs one timeout, not one per request), which refused mqwatch (TLS, SASL or the
+//! client's own settings: recorded once, their remaining requests skipped too, but the broker is up), and which
+//! requests were answered badly.
 
 use crate::client::KafkaError;
 use futures::StreamExt;
@@ -13,6 +15,9 @@ use std::sync::Mutex;
 pub(crate) struct Cycle {
     /// Address → why the broker is unreachable this cycle.
     failed: Mutex<HashMap<String, String>>,
+    /// Addresses whose requests mqwatch cannot make this cycle: TLS or credentials refused by the broker
+    /// (`true`: it spoke), or the client's own settings unusable (`false`).
+    refused: Mutex<HashMap<String, bool>>,
     /// Bad answers.
     errors: Mutex<Vec<CollectorErrorRecord>>,
     /// Address → node, for naming nodes in errors.
@@ -34,7 +39,7 @@ impl Cycle {
         addr: &str,
         request: impl Future<Output = Result<T, KafkaError>>,
     ) -> Option<T> {
-        if self.failure(addr).is_some() {
+        if self.failure(addr).is_some() || self.refused(addr).is_some() {
             return None;
         }
         match request.await {
@@ -55,7 +60,25 @@ impl Cycle {
             }
             return;
         }
+        if e.is_refusal() {
+            let spoke = !matches!(e.kind, crate::client::ErrorKind::Config(_));
+            let first = self
+                .refused
+                .lock()
+                .map(|mut r| r.insert(e.broker.clone(), spoke).is_none())
+                .unwrap_or(true);
+            if first {
+                self.bad_answer(e);
+            }
+            return;
+        }
         self.bad_answer(e);
+    }
+
+    /// Whether requests to `addr` are refused this cycle: `Some(true)` when the broker refused mqwatch's TLS or
+    /// credentials (so it is up), `Some(false)` when the client's settings are unusable.
+    pub(crate) fn refused(&self, addr: &str) -> Option<bool> {
+        self.refused.lock().ok().and_then(|r| r.get(addr).copied())
     }
 
     /// Records an error as a bad answer even when it is a timeout (for a request on its own, whose failure says

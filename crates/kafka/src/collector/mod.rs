@@ -284,10 +284,12 @@ async fn probe(client: &KafkaClient, cycle: &Cycle, seat: &Seat, now_ms: u64) ->
     let answered = if seat.addr.is_empty() {
         false
     } else {
+        // A broker that refused our TLS or credentials answered: it is up (the refusal is a collector error).
         cycle
             .ask(&seat.addr, client.ping(&seat.addr))
             .await
             .is_some()
+            || cycle.refused(&seat.addr) == Some(true)
     };
     let error = match (answered, seat.addr.is_empty()) {
         (true, _) => None,

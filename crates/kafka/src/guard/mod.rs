@@ -189,9 +189,11 @@ pub fn decode_any(api_key: i16, version: i16, body: &[u8]) -> Result<(), String>
             Ok(())
         }
         16 => plain!(ListGroupsResponse),
+        17 => plain!(SaslHandshakeResponse),
         18 => plain!(ApiVersionsResponse),
         19 => plain!(CreateTopicsResponse),
         32 => plain!(DescribeConfigsResponse),
+        36 => plain!(SaslAuthenticateResponse),
         60 => plain!(DescribeClusterResponse),
         69 => plain!(ConsumerGroupDescribeResponse),
         other => Err(format!(

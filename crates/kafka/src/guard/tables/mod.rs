@@ -8,10 +8,12 @@
 //! Nullability is not recorded: the walker accepts a null string, bytes or array anywhere (nothing follows a
 //! null, so it cannot hide a count) and leaves it to the decoder to refuse one where the schema forbids it.
 
+mod auth;
 mod cluster;
 mod data;
 mod groups;
 
+pub(crate) use auth::*;
 pub(crate) use cluster::*;
 pub(crate) use data::*;
 pub(crate) use groups::*;
@@ -115,9 +117,11 @@ pub(crate) static RESPONSES: &[Message] = &[
     msg(10, 0, 6, Some(3), &FIND_COORDINATOR),
     msg(15, 0, 6, Some(5), &DESCRIBE_GROUPS),
     msg(16, 0, 5, Some(3), &LIST_GROUPS),
+    msg(17, 1, 1, None, &SASL_HANDSHAKE),
     msg(18, 0, 4, Some(3), &API_VERSIONS),
     msg(19, 2, 7, Some(5), &CREATE_TOPICS),
     msg(32, 1, 4, Some(4), &DESCRIBE_CONFIGS),
+    msg(36, 0, 2, Some(2), &SASL_AUTHENTICATE),
     msg(60, 0, 2, Some(0), &DESCRIBE_CLUSTER),
     msg(69, 0, 1, Some(0), &CONSUMER_GROUP_DESCRIBE),
 ];

@@ -4,9 +4,9 @@
 //! with the venv `scripts/test` makes under `$HOME/.cache/mqwatch/venv`).
 //!
 //! Estate (made here with mqwatch's client): `TOPICS` topics × `PARTITIONS` partitions with records in each, and
-//! `GROUPS` groups each committing on every partition of one topic. Both sides run as their own processes (this
-//! binary re-runs itself as the mqwatch side), driven over stdin/stdout one lag picture per line, so each side's
-//! peak resident memory is its own. Measured: a cold one-shot (spawn to first complete picture), steady-state
+//! `GROUPS` groups each committing on every partition of one topic. Both sides run as their own processes (mqwatch's
+//! is the crate's `lag_picture` binary: the collector alone), driven over stdin/stdout one lag picture per line, so each
+//! side's peak resident memory and CPU time are its own. Measured: a cold one-shot (spawn to first complete picture), steady-state
 //! cycles (criterion, same warm process), peak RSS; and every picture of both sides is checked equal (total lag
 //! per group) so speed is never bought with a wrong answer.
 //!
@@ -17,18 +17,14 @@ use bytes::Bytes;
 use criterion::{Criterion, criterion_group};
 use futures::StreamExt;
 use mqwatch_kafka::client::{ClientConfig, KafkaClient};
-use mqwatch_kafka::collector::{LagMemory, Target, collect};
 use mqwatch_testkit::retry_until_ok;
 use mqwatch_testkit::tansu::{self, Tansu};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// Set in the child: the bootstrap address it collects.
-const CHILD_ENV: &str = "MQWATCH_LAG_BENCH_CHILD";
 
 fn benchmarking() -> bool {
     std::env::args().any(|a| a == "--bench")
@@ -52,15 +48,6 @@ fn estate() -> (usize, i32, usize) {
     }
 }
 
-fn rss_peak_kib() -> u64 {
-    let text = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    text.lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0)
-}
-
 fn venv_python() -> PathBuf {
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
@@ -72,40 +59,10 @@ fn baseline_script() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/baseline/lag_baseline.py")
 }
 
-/// The mqwatch side as a process: one `collect` per "cycle" line, the same protocol as the baseline script.
-fn child(bootstrap: String) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let client = KafkaClient::new(ClientConfig::default());
-    let memory = LagMemory::new();
-    let mut target = Target::new("bench", vec![bootstrap]);
-    target.concurrency = 32;
-    let stdout = std::io::stdout();
-    for line in std::io::stdin().lock().lines() {
-        if line.map(|l| l.trim() != "cycle").unwrap_or(true) {
-            continue;
-        }
-        let start = Instant::now();
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        let snapshot = rt.block_on(collect(&client, &target, &memory, now));
-        let lag: BTreeMap<&str, i64> = snapshot
-            .groups
-            .iter()
-            .filter(|g| g.positions.iter().any(|p| p.committed.is_some()))
-            .map(|g| {
-                let total = g.positions.iter().filter_map(|p| p.lag()).sum();
-                (g.group.name.as_str(), total)
-            })
-            .collect();
-        let out = json!({"seconds": start.elapsed().as_secs_f64(), "lag": lag});
-        let _ = writeln!(stdout.lock(), "{out}");
-    }
-    let _ = writeln!(stdout.lock(), "{}", json!({"rss_peak_kib": rss_peak_kib()}));
+/// mqwatch's side: the `lag_picture` binary of this crate (the collector alone on a single-threaded runtime),
+/// which cargo builds for this benchmark.
+fn mqwatch_side() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_lag_picture"))
 }
 
 /// One side's process, driven one picture at a time.
@@ -135,8 +92,8 @@ impl Side {
     }
 
     fn mqwatch(bootstrap: &str) -> Self {
-        let mut cmd = Command::new(std::env::current_exe().expect("own path"));
-        cmd.env(CHILD_ENV, bootstrap);
+        let mut cmd = Command::new(mqwatch_side());
+        cmd.arg(bootstrap);
         Side::spawn("mqwatch", cmd)
     }
 
@@ -153,15 +110,19 @@ impl Side {
             .unwrap_or_else(|e| panic!("{}: not JSON ({e}): {line:?}", self.name))
     }
 
-    /// One lag picture: (seconds the side measured, total lag per group).
-    fn picture(&mut self) -> (f64, BTreeMap<String, i64>) {
+    /// One lag picture: (seconds and CPU seconds the side measured, total lag per group).
+    fn picture(&mut self) -> (f64, f64, BTreeMap<String, i64>) {
         let stdin = self.stdin.as_mut().expect("open");
         writeln!(stdin, "cycle").expect("write");
         stdin.flush().expect("flush");
         let v = self.read();
         let lag = serde_json::from_value(v["lag"].clone())
             .unwrap_or_else(|e| panic!("{}: {e}: {v}", self.name));
-        (v["seconds"].as_f64().unwrap_or_default(), lag)
+        (
+            v["seconds"].as_f64().unwrap_or_default(),
+            v["cpu_seconds"].as_f64().unwrap_or_default(),
+            lag,
+        )
     }
 
     /// Ends the process; its peak RSS in KiB.
@@ -254,9 +215,16 @@ fn lag_cycle(c: &mut Criterion) {
         );
         return;
     }
+
     let broker = Tansu::start();
     let addr = broker.addr.clone();
     let expected = make_estate(&addr);
+    if std::env::var_os("MQWATCH_LAG_BENCH_HOLD").is_some() {
+        // For profiling: the estate stays up until stdin closes; run `lag_picture <addr>` against it.
+        eprintln!("holding the estate at {addr}; close stdin to stop");
+        let _ = std::io::stdin().lock().lines().count();
+        return;
+    }
 
     // Cold one-shot: spawn to the first complete picture, a fresh process each time.
     let runs = if benchmarking() { 5 } else { 1 };
@@ -265,7 +233,7 @@ fn lag_cycle(c: &mut Criterion) {
         for spawn in [Side::mqwatch, Side::baseline] {
             let started = Instant::now();
             let mut side = spawn(&addr);
-            let (_, lag) = side.picture();
+            let (_, _, lag) = side.picture();
             let wall = started.elapsed().as_secs_f64();
             assert_eq!(lag, expected, "{}: wrong lag picture", side.name);
             cold.entry(side.name).or_default().push(wall);
@@ -283,6 +251,7 @@ fn lag_cycle(c: &mut Criterion) {
             .warm_up_time(Duration::from_secs(2));
     }
     let mut measured: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let mut cpu: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     for side in &mut sides {
         let name = side.name;
         let label = if name == "mqwatch" {
@@ -291,11 +260,13 @@ fn lag_cycle(c: &mut Criterion) {
             "baseline_confluent_kafka_script_cycle"
         };
         let seconds = measured.entry(name).or_default();
+        let cpu_seconds = cpu.entry(name).or_default();
         group.bench_function(label, |b| {
             b.iter(|| {
-                let (s, lag) = side.picture();
+                let (s, c, lag) = side.picture();
                 assert_eq!(lag, expected, "{name}: wrong lag picture");
                 seconds.push(s);
+                cpu_seconds.push(c);
             })
         });
     }
@@ -314,9 +285,10 @@ fn lag_cycle(c: &mut Criterion) {
     ] {
         eprintln!(
             "  {name}: cold one-shot median {:.3} s (spawn to first picture), steady cycle median {:.4} s \
-             (as the side measured it), peak RSS {} KiB",
+             (as the side measured it; its own CPU {:.4} s), peak RSS {} KiB",
             median(cold[name].clone()),
             median(measured[name].clone()),
+            median(cpu[name].clone()),
             rss
         );
     }
@@ -325,10 +297,6 @@ fn lag_cycle(c: &mut Criterion) {
 criterion_group!(benches, lag_cycle);
 
 fn main() {
-    if let Ok(bootstrap) = std::env::var(CHILD_ENV) {
-        child(bootstrap);
-        return;
-    }
     benches();
     Criterion::default().configure_from_args().final_summary();
 }

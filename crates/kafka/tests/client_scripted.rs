@@ -76,6 +76,8 @@ fn client(timeout_ms: u64, max_frame: usize) -> KafkaClient {
         request_timeout: Duration::from_millis(timeout_ms),
         connect_timeout: Duration::from_millis(timeout_ms),
         max_frame_bytes: max_frame,
+        // Each scripted broker here accepts one connection.
+        connections_per_broker: 1,
         ..ClientConfig::default()
     })
 }
@@ -343,6 +345,7 @@ fn sasl_client(mechanism: mqwatch_kafka::client::Mechanism) -> KafkaClient {
             }),
         },
         connect_timeout: Duration::from_secs(5),
+        connections_per_broker: 1,
         ..ClientConfig::default()
     })
 }

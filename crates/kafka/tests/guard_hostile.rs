@@ -90,7 +90,11 @@ async fn a_count_no_frame_can_hold_is_an_error_naming_broker_api_version_and_fie
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     tokio::spawn(hostile(listener, false));
-    let client = KafkaClient::new(ClientConfig::default());
+    // The scripted broker accepts one connection: one per broker here.
+    let client = KafkaClient::new(ClientConfig {
+        connections_per_broker: 1,
+        ..ClientConfig::default()
+    });
     let e = client
         .send::<MetadataRequest>(&addr, None, |_| MetadataRequest::default())
         .await

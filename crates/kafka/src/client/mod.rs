@@ -39,6 +39,9 @@ pub struct ClientConfig {
     pub max_frame_bytes: usize,
     /// Encryption and authentication.
     pub security: Security,
+    /// Connections kept to each broker, used in turn. A Kafka broker answers one connection's requests one at a
+    /// time, in order; several let it work on a cycle's batches side by side (default 4).
+    pub connections_per_broker: usize,
 }
 
 impl Default for ClientConfig {
@@ -49,13 +52,26 @@ impl Default for ClientConfig {
             request_timeout: Duration::from_secs(10),
             max_frame_bytes: 64 * 1024 * 1024,
             security: Security::default(),
+            connections_per_broker: 4,
         }
     }
 }
 
-#[derive(Default)]
+/// One broker's connections ("lanes"), each opened on first use and again after it closes.
 struct Slot {
-    conn: tokio::sync::Mutex<Option<Arc<BrokerConnection>>>,
+    lanes: Vec<tokio::sync::Mutex<Option<Arc<BrokerConnection>>>>,
+    next: std::sync::atomic::AtomicUsize,
+}
+
+impl Slot {
+    fn new(lanes: usize) -> Self {
+        Self {
+            lanes: (0..lanes.max(1))
+                .map(|_| tokio::sync::Mutex::new(None))
+                .collect(),
+            next: Default::default(),
+        }
+    }
 }
 
 /// A client of any number of brokers, by address. Cheap to share by reference; connections persist across
@@ -98,7 +114,8 @@ impl KafkaClient {
         &self.config
     }
 
-    /// The open connection to `addr`, opening one (and reading its API versions) if there is none or it closed.
+    /// An open connection to `addr` (the broker's connections taken in turn), opening it (and reading its API
+    /// versions, and authenticating) if it is not open or closed.
     pub async fn connection(&self, addr: &str) -> Result<Arc<BrokerConnection>, KafkaError> {
         let api = Api(kafka_protocol::messages::ApiVersionsRequest::KEY);
         let fail = |version, kind| KafkaError {
@@ -116,9 +133,13 @@ impl KafkaClient {
                 .slots
                 .lock()
                 .map_err(|_| fail(None, ErrorKind::Closed("client state poisoned".into())))?;
-            slots.entry(addr.to_string()).or_default().clone()
+            slots
+                .entry(addr.to_string())
+                .or_insert_with(|| Arc::new(Slot::new(self.config.connections_per_broker)))
+                .clone()
         };
-        let mut conn = slot.conn.lock().await;
+        let lane = slot.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % slot.lanes.len();
+        let mut conn = slot.lanes[lane].lock().await;
         if let Some(c) = conn.as_ref().filter(|c| !c.is_closed()) {
             return Ok(c.clone());
         }

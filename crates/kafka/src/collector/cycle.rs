@@ -126,8 +126,12 @@ impl Cycle {
     }
 }
 
-/// Runs `jobs` with at most `concurrency` in flight; results in completion order.
-pub(crate) async fn bounded<F: Future>(jobs: Vec<F>, concurrency: usize) -> Vec<F::Output> {
+/// Runs `jobs` with at most `concurrency` in flight; results in completion order. Jobs are made as they start,
+/// so a lazy iterator of thousands of requests holds only `concurrency` request futures at a time.
+pub(crate) async fn bounded<F: Future>(
+    jobs: impl IntoIterator<Item = F>,
+    concurrency: usize,
+) -> Vec<F::Output> {
     futures::stream::iter(jobs)
         .buffer_unordered(concurrency.max(1))
         .collect()

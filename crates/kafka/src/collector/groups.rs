@@ -288,7 +288,9 @@ async fn describe(
 fn status(name: String, s: Seen, meta: &Metadata, ranges: &Ranges) -> GroupStatus {
     let mut topics: BTreeSet<String> = s.commits.keys().map(|(t, _)| t.clone()).collect();
     topics.extend(s.member_topics);
-    let mut positions = Vec::new();
+    // Sized up front: hundreds of groups × their partitions are most of a cycle's memory.
+    let mut positions =
+        Vec::with_capacity(topics.iter().map(|t| meta.partitions_of(t).count()).sum());
     for topic in &topics {
         for p in meta.partitions_of(topic) {
             let key = (p.topic.clone(), p.index);

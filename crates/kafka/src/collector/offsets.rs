@@ -1,6 +1,6 @@
 //! Retained ranges: earliest and latest offsets of every partition with a leader, in ListOffsets requests batched
 //! per leader (two per leader, as one request may not name a partition twice; at most [`BATCH`] partitions
-//! each), with bounded concurrency. Partitions whose leader is unreachable or answered badly have no range.
+//! each, and a leader's partitions spread over its connections), with bounded concurrency. Partitions whose leader is unreachable or answered badly have no range.
 //!
 //! Latest offsets are read every cycle. Earliest offsets move only when retention (or DeleteRecords) drops a
 //! segment, so they are read for every partition once every [`EARLIEST_EVERY`] cycles, and in between only for
@@ -14,8 +14,10 @@ use crate::client::{KafkaClient, OffsetSpec};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 
-/// Partitions per ListOffsets request.
+/// Most partitions per ListOffsets request.
 pub(crate) const BATCH: usize = 1000;
+/// Fewest partitions per ListOffsets request when a leader's partitions are spread over its connections.
+const MIN_BATCH: usize = 100;
 
 /// `(topic, partition)` → `(earliest, latest)`.
 pub(crate) type Ranges = BTreeMap<(String, i32), (i64, i64)>;
@@ -101,7 +103,10 @@ pub(crate) async fn collect(
         (OffsetSpec::Latest, &by_leader),
     ] {
         for (addr, parts) in leaders {
-            for chunk in parts.chunks(BATCH) {
+            // Spread over the broker's connections, which it serves side by side.
+            let lanes = client.config().connections_per_broker.max(1);
+            let per = parts.len().div_ceil(lanes).clamp(MIN_BATCH, BATCH);
+            for chunk in parts.chunks(per) {
                 jobs.push(async move {
                     let answer = cycle
                         .ask(addr, client.list_offsets(addr, spec, chunk))

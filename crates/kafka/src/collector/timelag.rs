@@ -16,8 +16,9 @@ use std::sync::Mutex;
 /// Sampled points kept per partition.
 const SAMPLES: usize = 120;
 
-/// Bytes read per Fetch of one record (the batch holding it must fit; the broker returns at least one batch).
-const FETCH_BYTES: i32 = 1024 * 1024;
+/// Bytes asked per Fetch of one record. Small: since Fetch v3 (KIP-74) a broker returns the first batch at the
+/// offset even when it is larger, so only the memory of a fetch depends on it.
+const FETCH_BYTES: i32 = 64 * 1024;
 
 /// One sampled point: the log end offset and the first and last time it was seen at that value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +53,10 @@ impl LagMemory {
         };
         samples.retain(|k, _| ranges.contains_key(k));
         for (k, &(_, latest)) in ranges {
-            let points = samples.entry(k.clone()).or_default();
+            // Most logs never move between looks: one point each until they do.
+            let points = samples
+                .entry(k.clone())
+                .or_insert_with(|| VecDeque::with_capacity(1));
             match points.back_mut() {
                 Some(last) if last.latest == latest => last.last_ms = now_ms,
                 _ => {
@@ -131,7 +135,7 @@ pub(crate) async fn fill(
                 .map(|b| ((p.topic.as_str(), p.index), b.addr.as_str()))
         })
         .collect();
-    let jobs: Vec<_> = wanted
+    let jobs = wanted
         .iter()
         .filter(|k| !cached.contains_key(*k))
         .filter_map(|k| {
@@ -146,18 +150,14 @@ pub(crate) async fn fill(
                     rec.filter(|r| r.timestamp_ms >= 0).map(|r| r.timestamp_ms),
                 )
             })
-        })
-        .collect();
+        });
+    let fetched = bounded(jobs, concurrency).await;
     let mut times = cached;
-    for (k, ts) in bounded(jobs, concurrency).await {
+    for (k, ts) in fetched {
         if let Some(ts) = ts {
             times.insert(k, ts);
         }
     }
-    if let Ok(mut r) = memory.records.lock() {
-        *r = times.clone();
-    }
-
     for g in groups.iter_mut() {
         for p in &mut g.positions {
             let (LogRef::Partition { topic, partition }, Some(c)) = (&p.log, p.committed) else {
@@ -176,6 +176,9 @@ pub(crate) async fn fill(
                 p.age_source = Some(AgeSource::Interpolated);
             }
         }
+    }
+    if let Ok(mut r) = memory.records.lock() {
+        *r = times;
     }
 }
 

@@ -249,3 +249,58 @@ async fn no_bootstrap_answer_is_a_collector_error_and_known_brokers_are_still_pr
     );
     assert!(s.logs.is_empty() && s.groups.is_empty() && s.partitions.is_empty());
 }
+
+/// Scripted broker (test code): time lag is read with one Fetch for many partitions; a partition the broker
+/// leaves out of that answer for its size is asked alone; a partition two groups commit at different offsets is
+/// asked once per offset.
+#[tokio::test]
+async fn record_timestamps_are_fetched_in_batches_and_left_out_partitions_alone() {
+    let (l1, a1) = scripted::listener().await;
+    let script = Arc::new(Script {
+        brokers: BTreeMap::from([(1, a1.clone())]),
+        partitions: (0..5).map(|i| part("t", i, 1, &[1], (0, 10))).collect(),
+        commits: BTreeMap::from([
+            ("g1".to_string(), (0..5).map(|i| ("t", i, 3)).collect()),
+            ("g2".to_string(), vec![("t", 0, 6)]),
+        ]),
+        offset_fetch_max: 8,
+        fetch_base_ms: 100_000,
+        fetch_left_out: [("t", 2)].into(),
+        ..Default::default()
+    });
+    let b1 = scripted::serve(1, l1, script.clone());
+    let client = KafkaClient::new(ClientConfig::default());
+    let s = collect(
+        &client,
+        &Target::new("scripted", vec![a1]),
+        &LagMemory::new(),
+        200_000,
+    )
+    .await;
+    let ages = |g: &str| -> Vec<(Option<u64>, Option<AgeSource>)> {
+        s.groups
+            .iter()
+            .find(|x| x.group.name == g)
+            .unwrap()
+            .positions
+            .iter()
+            .map(|p| (p.oldest_unconsumed_age_ms, p.age_source))
+            .collect()
+    };
+    // Records at offset 3 were written at 103 000, at offset 6 at 106 000.
+    let at3 = (Some(97_000), Some(AgeSource::RecordTimestamp));
+    assert_eq!(ages("g1"), vec![at3; 5], "{:#?}", s.errors);
+    assert_eq!(
+        ages("g2")[0],
+        (Some(94_000), Some(AgeSource::RecordTimestamp))
+    );
+    // Round 1: t-0..t-4 at their first offsets (t-2 left out); round 2: t-0 at 6 alone; then t-2 alone.
+    let fetches = b1
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(k, _)| *k == 1)
+        .count();
+    assert_eq!(fetches, 3);
+}

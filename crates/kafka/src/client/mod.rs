@@ -8,6 +8,7 @@
 
 mod connection;
 mod error;
+mod fetch;
 mod ops;
 mod sasl;
 pub mod scram;
@@ -17,6 +18,7 @@ mod versions;
 
 pub use connection::BrokerConnection;
 pub use error::{Api, ErrorKind, KafkaError, code_name};
+pub use fetch::{FetchAt, Fetched};
 pub use ops::{CommittedOffset, FetchedRecord, OffsetSpec, ProducedBatch};
 pub use security::{Mechanism, Sasl, Security, Tls};
 pub use versions::{BrokerVersions, capped};

@@ -5,9 +5,7 @@
 
 use super::{Api, ErrorKind, KafkaClient, KafkaError, check_code};
 use kafka_protocol::messages::{
-    BrokerId, FetchRequest, FindCoordinatorRequest, GroupId, ListOffsetsRequest,
-    OffsetFetchRequest, TopicName,
-    fetch_request::{FetchPartition, FetchTopic},
+    BrokerId, FindCoordinatorRequest, GroupId, ListOffsetsRequest, OffsetFetchRequest, TopicName,
     list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic},
     offset_fetch_request::OffsetFetchRequestGroup,
 };
@@ -268,61 +266,5 @@ impl KafkaClient {
         }
         check_code::<FindCoordinatorRequest>(addr, version, r.error_code, about)?;
         Ok(format!("{}:{}", r.host, r.port))
-    }
-
-    /// The first record at or after `offset` of a partition, asked of its leader `addr` (`None` when there is
-    /// none yet). Reads at most `max_bytes` of the partition.
-    pub async fn fetch_record(
-        &self,
-        addr: &str,
-        topic: &str,
-        partition: i32,
-        offset: i64,
-        max_bytes: i32,
-    ) -> Result<Option<FetchedRecord>, KafkaError> {
-        let (version, r) = self
-            .send::<FetchRequest>(addr, Some(11), |_| {
-                FetchRequest::default()
-                    .with_replica_id(BrokerId(-1))
-                    .with_max_wait_ms(0)
-                    .with_min_bytes(1)
-                    .with_max_bytes(max_bytes)
-                    .with_session_epoch(-1)
-                    .with_topics(vec![
-                        FetchTopic::default()
-                            .with_topic(topic_name(topic))
-                            .with_partitions(vec![
-                                FetchPartition::default()
-                                    .with_partition(partition)
-                                    .with_current_leader_epoch(-1)
-                                    .with_fetch_offset(offset)
-                                    .with_log_start_offset(-1)
-                                    .with_partition_max_bytes(max_bytes),
-                            ]),
-                    ])
-            })
-            .await?;
-        let about = Some(format!("partition {topic}-{partition}"));
-        check_code::<FetchRequest>(addr, version, r.error_code, about.clone())?;
-        let Some(p) = r.responses.into_iter().flat_map(|t| t.partitions).next() else {
-            return Ok(None);
-        };
-        check_code::<FetchRequest>(addr, version, p.error_code, about)?;
-        let Some(records) = p.records else {
-            return Ok(None);
-        };
-        // mqwatch's own bounded reader (see guard::records), never kafka-protocol's record decoder.
-        let found = crate::guard::records::first_at_or_after(&records, offset).map_err(|e| {
-            error_of::<FetchRequest>(
-                addr,
-                version,
-                ErrorKind::Decode(format!("partition {topic}-{partition}: {e}")),
-            )
-        })?;
-        Ok(found.map(|r| FetchedRecord {
-            offset: r.offset,
-            timestamp_ms: r.timestamp_ms,
-            log_append_time: r.log_append_time,
-        }))
     }
 }

@@ -15,6 +15,7 @@ mod groups;
 mod kip848;
 mod metadata;
 mod offsets;
+mod record_times;
 mod timelag;
 
 pub use metadata::is_internal_topic;

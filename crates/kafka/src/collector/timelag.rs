@@ -1,11 +1,11 @@
 //! Time lag: how old the oldest unconsumed record of each group position is. Preferred: now minus the timestamp
-//! of the record at the committed offset, read with one Fetch from the partition's leader and cached by offset (a
-//! record's timestamp never changes, so the cache holds until the commit moves). When that record is gone
+//! of the record at the committed offset, read from the partition's leader (batched, [`super::record_times`]) and
+//! cached by offset (a record's timestamp never changes, so the cache holds until the commit moves). When that record is gone
 //! (committed below the earliest retained offset) or unreadable, the time it was written is interpolated over
 //! (latest offset, time) points sampled each cycle. An idle position (committed = latest) is 0 s. Each value says
 //! which method produced it ([`AgeSource`]). No commit: no age.
 
-use super::cycle::{Cycle, bounded};
+use super::cycle::Cycle;
 use super::metadata::Metadata;
 use super::offsets::Ranges;
 use crate::client::KafkaClient;
@@ -15,10 +15,6 @@ use std::sync::Mutex;
 
 /// Sampled points kept per partition.
 const SAMPLES: usize = 120;
-
-/// Bytes asked per Fetch of one record. Small: since Fetch v3 (KIP-74) a broker returns the first batch at the
-/// offset even when it is larger, so only the memory of a fetch depends on it.
-const FETCH_BYTES: i32 = 64 * 1024;
 
 /// One sampled point: the log end offset and the first and last time it was seen at that value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,29 +131,10 @@ pub(crate) async fn fill(
                 .map(|b| ((p.topic.as_str(), p.index), b.addr.as_str()))
         })
         .collect();
-    let jobs = wanted
-        .iter()
-        .filter(|k| !cached.contains_key(*k))
-        .filter_map(|k| {
-            let addr = *leaders.get(&(k.0.as_str(), k.1))?;
-            Some(async move {
-                let rec = cycle
-                    .ask(addr, client.fetch_record(addr, &k.0, k.1, k.2, FETCH_BYTES))
-                    .await
-                    .flatten();
-                (
-                    k.clone(),
-                    rec.filter(|r| r.timestamp_ms >= 0).map(|r| r.timestamp_ms),
-                )
-            })
-        });
-    let fetched = bounded(jobs, concurrency).await;
+    let missing = wanted.iter().filter(|k| !cached.contains_key(*k));
+    let fetched = super::record_times::read(client, cycle, &leaders, missing, concurrency).await;
     let mut times = cached;
-    for (k, ts) in fetched {
-        if let Some(ts) = ts {
-            times.insert(k, ts);
-        }
-    }
+    times.extend(fetched);
     for g in groups.iter_mut() {
         for p in &mut g.positions {
             let (LogRef::Partition { topic, partition }, Some(c)) = (&p.log, p.committed) else {

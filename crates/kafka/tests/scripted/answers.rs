@@ -10,6 +10,7 @@ pub(super) fn fetch(script: &Script, r: &FetchRequest) -> FetchResponse {
     use kafka_protocol::records::{
         Compression, Record, RecordBatchEncoder, RecordEncodeOptions, TimestampType,
     };
+    let asked: usize = r.topics.iter().map(|t| t.partitions.len()).sum();
     FetchResponse::default().with_responses(
         r.topics
             .iter()
@@ -21,6 +22,16 @@ pub(super) fn fetch(script: &Script, r: &FetchRequest) -> FetchResponse {
                             .iter()
                             .map(|fp| {
                                 let offset = fp.fetch_offset;
+                                let left_out = asked > 1
+                                    && script.fetch_left_out.iter().any(|(t2, p)| {
+                                        t.topic.as_str() == *t2 && fp.partition == *p
+                                    });
+                                if left_out {
+                                    return PartitionData::default()
+                                        .with_partition_index(fp.partition)
+                                        .with_high_watermark(offset + 1)
+                                        .with_records(Some(Bytes::new()));
+                                }
                                 let record = Record {
                                     transactional: false,
                                     control: false,

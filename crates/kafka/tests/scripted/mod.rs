@@ -59,6 +59,9 @@ pub struct Script {
     pub drop_describe_groups: bool,
     /// Fetch answers one record at the asked offset with timestamp `fetch_base_ms + 1000 * offset`.
     pub fetch_base_ms: i64,
+    /// Partitions a Fetch of several partitions leaves out, as a broker does when their first batch does not fit
+    /// the answer (no records, high watermark past the offset); asked alone they are answered.
+    pub fetch_left_out: std::collections::BTreeSet<(&'static str, i32)>,
     /// Offer DescribeCluster v2 and DescribeConfigs (else the broker lacks them, as an old one does).
     pub admin_apis: bool,
     /// Fenced brokers DescribeCluster lists (Metadata does not): id → address.

@@ -1,5 +1,6 @@
 //! The client's cost on the send path and on the wire: time per recorded send (via `record` by topic and
-//! broker, and via a kept `Slot`) against the same loop with no statistics, and the size of one report of
+//! broker, and via a kept `Slot`) against the same loop with no statistics (the RocketMQ hook itself:
+//! `benches/rocketmq_hook.rs`), and the size of one report of
 //! 100 topics × 4 brokers with a minute of sends (printed, since it is a size, not a time).
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -47,26 +48,6 @@ fn record(c: &mut Criterion) {
                 black_box(Duration::from_micros(i as u64 % 5000)),
                 Outcome::Sent,
             )
-        })
-    });
-    // What the RocketMQ hook adds per send on top of `slot` + record: the in-flight pairing by (address,
-    // opaque) in a lock-free map (insert before the request, remove at the response), as `StatsRpcHook` does.
-    let in_flight: papaya::HashMap<
-        (std::net::SocketAddr, i32),
-        (std::time::Instant, std::sync::Arc<mqwatch_client::Slot>),
-    > = papaya::HashMap::new();
-    let addr: std::net::SocketAddr = "127.0.0.1:10911".parse().unwrap();
-    let mut opaque = 0i32;
-    g.bench_function("hook path: slot, pair by opaque, record", |b| {
-        b.iter(|| {
-            opaque = opaque.wrapping_add(1);
-            i = i.wrapping_add(1);
-            let slot = stats.slot(&topics[i % 100], BROKERS[i % 4]);
-            let guard = in_flight.guard();
-            in_flight.insert((addr, opaque), (std::time::Instant::now(), slot), &guard);
-            if let Some((start, slot)) = in_flight.remove(&(addr, opaque), &guard) {
-                slot.record(start.elapsed(), Outcome::Sent);
-            }
         })
     });
     g.finish();

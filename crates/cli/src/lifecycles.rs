@@ -1,8 +1,9 @@
 //! Node lifecycles kept in the state directory between `check` runs (`lifecycles/<cluster>.json`): each node's
 //! lifecycle state, since when, and its last answer. A one-shot `check` restores them before its cycle and saves
 //! them after, so a broker fenced since its registration three runs ago is "in startup for 10 min", not "just
-//! seen", and a broker fenced after serving is `node_fenced` rather than a new startup. (`serve` keeps the
-//! tracker in memory across its cycles.)
+//! seen", and a broker fenced after serving is `node_fenced` rather than a new startup. `serve` keeps the tracker
+//! in memory across its cycles, restores it when it starts and saves it after each cycle, so a restart neither
+//! resets a pending startup's clock nor forgets a broker that was active.
 //!
 //! Restoring replays each node's state at its start time, oldest first, through the tracker's own events:
 //! startup = fenced observed; active = active observed; fenced = active then fenced; controlled shutdown =

@@ -213,6 +213,18 @@ async fn tick_traffic(windows: Arc<BTreeMap<String, Arc<Traffic>>>) {
     }
 }
 
+fn restore_lifecycles(state: &StateDir, cluster: &str, memory: &mut ClusterState) {
+    if let Err(e) = state.restore_lifecycles(cluster, &mut memory.lifecycle) {
+        tracing::warn!(cluster = %cluster, "lifecycles not restored: {e:#}");
+    }
+}
+
+fn save_lifecycles(state: &StateDir, cluster: &str, memory: &ClusterState, now_ms: u64) {
+    if let Err(e) = state.save_lifecycles(cluster, &memory.lifecycle, now_ms) {
+        tracing::warn!(cluster = %cluster, "lifecycles not saved: {e:#}");
+    }
+}
+
 async fn collect_loop(
     cluster: ClusterConfig,
     thresholds: Thresholds,
@@ -227,6 +239,8 @@ async fn collect_loop(
         .cloned()
         .unwrap_or_default();
     let mut memory = ClusterState::with_traffic(traffic);
+    // Lifecycles survive a restart (and carry over from `check` runs on the same state directory).
+    restore_lifecycles(&state, &cluster.name, &mut memory);
     let mut ticker = tokio::time::interval(cluster.interval.0);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -244,6 +258,7 @@ async fn collect_loop(
         {
             Ok(result) => {
                 let (findings, cycle_ms) = (result.findings.len(), result.snapshot.cycle_ms);
+                save_lifecycles(&state, &cluster.name, &memory, result.snapshot.taken_at_ms);
                 tracing::info!(cluster = %cluster.name, findings, cycle_ms, "cycle done");
                 match record::record_cycle(&recorder.store, &recorder.alerting, &result, now_ms())
                     .await

@@ -23,11 +23,11 @@ pub(crate) async fn read(
     client: &KafkaClient,
     cycle: &Cycle,
     leaders: &BTreeMap<(&str, i32), &str>,
-    wanted: impl Iterator<Item = &FetchAt>,
+    wanted: &[&FetchAt],
     concurrency: usize,
 ) -> Vec<(FetchAt, i64)> {
     let mut per_leader: BTreeMap<&str, BTreeMap<(&str, i32), Vec<i64>>> = BTreeMap::new();
-    for (t, p, o) in wanted {
+    for &(t, p, o) in wanted {
         if let Some(addr) = leaders.get(&(t.as_str(), *p)) {
             per_leader
                 .entry(addr)
@@ -50,40 +50,45 @@ pub(crate) async fn read(
             }
         }
     }
-    let jobs = batches.iter().map(|(addr, at)| async move {
-        let answers = cycle
-            .ask(
-                addr,
-                client.fetch_records(addr, at, PARTITION_BYTES, ANSWER_BYTES),
-            )
-            .await
-            .unwrap_or_default();
-        let mut read = Vec::new();
-        let mut alone = Vec::new();
-        for (k, r) in answers {
-            match r {
-                Ok(Fetched::Record(rec)) if rec.timestamp_ms >= 0 => {
-                    read.push((k, rec.timestamp_ms))
-                }
-                Ok(Fetched::Skipped) => alone.push(k),
-                Ok(_) => {}
-                Err(e) => cycle.bad_answer(e),
-            }
-        }
-        for k in alone {
-            let rec = cycle
+    // Made up front (a Vec, not a lazy iterator: futures from a closure held across the await would not be
+    // `Send` for every lifetime, which `serve`'s spawned collector needs); one per batch, so few.
+    let jobs: Vec<_> = batches
+        .iter()
+        .map(|(addr, at)| async move {
+            let answers = cycle
                 .ask(
                     addr,
-                    client.fetch_record(addr, &k.0, k.1, k.2, PARTITION_BYTES),
+                    client.fetch_records(addr, at, PARTITION_BYTES, ANSWER_BYTES),
                 )
                 .await
-                .flatten();
-            if let Some(rec) = rec.filter(|r| r.timestamp_ms >= 0) {
-                read.push((k, rec.timestamp_ms));
+                .unwrap_or_default();
+            let mut read = Vec::new();
+            let mut alone = Vec::new();
+            for (k, r) in answers {
+                match r {
+                    Ok(Fetched::Record(rec)) if rec.timestamp_ms >= 0 => {
+                        read.push((k, rec.timestamp_ms))
+                    }
+                    Ok(Fetched::Skipped) => alone.push(k),
+                    Ok(_) => {}
+                    Err(e) => cycle.bad_answer(e),
+                }
             }
-        }
-        read
-    });
+            for k in alone {
+                let rec = cycle
+                    .ask(
+                        addr,
+                        client.fetch_record(addr, &k.0, k.1, k.2, PARTITION_BYTES),
+                    )
+                    .await
+                    .flatten();
+                if let Some(rec) = rec.filter(|r| r.timestamp_ms >= 0) {
+                    read.push((k, rec.timestamp_ms));
+                }
+            }
+            read
+        })
+        .collect();
     bounded(jobs, concurrency.min(IN_FLIGHT))
         .await
         .into_iter()

@@ -131,8 +131,9 @@ pub(crate) async fn fill(
                 .map(|b| ((p.topic.as_str(), p.index), b.addr.as_str()))
         })
         .collect();
-    let missing = wanted.iter().filter(|k| !cached.contains_key(*k));
-    let fetched = super::record_times::read(client, cycle, &leaders, missing, concurrency).await;
+    let missing: Vec<&(String, i32, i64)> =
+        wanted.iter().filter(|k| !cached.contains_key(*k)).collect();
+    let fetched = super::record_times::read(client, cycle, &leaders, &missing, concurrency).await;
     let mut times = cached;
     times.extend(fetched);
     for g in groups.iter_mut() {

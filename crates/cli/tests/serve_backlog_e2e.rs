@@ -101,7 +101,7 @@ fn a_stopped_consumer_raises_backlog_in_alertmanager_and_at_the_webhook_and_its_
         format!(
             "[[cluster]]\nname = \"rmq\"\nengine = \"rocketmq\"\nname_servers = [\"{ns}\"]\n\
              interval = \"1s\"\ntimeout = \"3s\"\n\n\
-             [thresholds.backlog]\ncount = 10\nage = \"1s\"\n\n\
+             [thresholds.backlog]\ncount = 50\nage = \"1s\"\n\n\
              [alerts]\nfor = \"2s\"\n\n\
              [[channel]]\nname = \"hook\"\nkind = \"webhook\"\nurl = \"{hook}\"\nkinds = [\"backlog\"]\n\n\
              [[channel]]\nname = \"am\"\nkind = \"alertmanager\"\nurl = \"{am}\"\nresend = \"5s\"\n\
@@ -113,7 +113,8 @@ fn a_stopped_consumer_raises_backlog_in_alertmanager_and_at_the_webhook_and_its_
     )
     .unwrap();
 
-    // A consumer that keeps up.
+    // A consumer that keeps up. The 40 are below the threshold of 50 so that a slow consumer start (a loaded
+    // machine) cannot fire the alarm before the consumer caught up.
     let mut c = consumer(&cluster, "consumer-1");
     produce(&cluster, 40);
     let (mut serve, addr) = start_serve("serve", &config, &dir.path().join("state"), dir.path());
@@ -124,7 +125,7 @@ fn a_stopped_consumer_raises_backlog_in_alertmanager_and_at_the_webhook_and_its_
 
     // It stops; messages keep coming.
     c.kill();
-    produce(&cluster, 30);
+    produce(&cluster, 60);
     let firing = poll_until("the backlog firing at the webhook", DEADLINE, || {
         receiver
             .requests()
@@ -135,7 +136,7 @@ fn a_stopped_consumer_raises_backlog_in_alertmanager_and_at_the_webhook_and_its_
     assert!(key.starts_with("backlog/rmq/"), "{key}");
     assert!(key.contains(GROUP), "{key}");
     assert_eq!(
-        firing.1["finding"]["evidence"]["count"], 30,
+        firing.1["finding"]["evidence"]["count"], 60,
         "{:?}",
         firing.1
     );

@@ -321,6 +321,10 @@ fn the_probe_view_answers_per_cluster_and_refuses_bad_windows() {
     let bookies = nodes.as_array().unwrap();
     assert_eq!(bookies.len(), 5, "{nodes}");
     assert!(bookies.iter().all(|b| b["role"] == "bookie"), "{nodes}");
+    assert!(
+        bookies.iter().all(|b| b["rack"].is_string()),
+        "the rack map: {nodes}"
+    );
     demo.stop(Duration::from_secs(20));
 }
 

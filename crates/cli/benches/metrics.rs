@@ -104,6 +104,7 @@ fn estate() -> BTreeMap<String, CycleResult> {
         },
         ledgers: None,
         lag_status: Vec::new(),
+        produced_from_offsets: Default::default(),
     };
     BTreeMap::from([("big".to_string(), result)])
 }

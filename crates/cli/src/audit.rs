@@ -190,6 +190,7 @@ pub async fn audit(
         }
     }
     report.snapshot.nodes = bookie_nodes(&final_registry, &silent, now_ms);
+    report.snapshot.racks = final_registry.racks.clone();
     report.snapshot.cycle_ms = started.elapsed().as_millis() as u64;
     Ok(report)
 }

@@ -5,7 +5,8 @@
 //! Start-up: the estate is configured (seed, speed, start), a few hours of history are computed through the
 //! same cycle and recording code as the live loop, with an injected clock stepping a minute at a time
 //! ([`history`]), then `serve` runs on a config whose clusters have `source = "simulated"`. A side thread keeps
-//! the producer latency series (`produce_latency_p50_ms` … per `topic <name>`) of the current minute written.
+//! the producer latency series (`produce_latency_p50_ms` … per `topic <name>`) of the current minute written,
+//! and the simulated probe's series (`probe_roundtrip_p50_ms` … per `broker <name>`).
 //!
 //! The store is SQLite in a fresh temporary directory (removed at exit) unless `--state-dir` names one (kept).
 //! `--speed N` runs the fault schedule N times faster and scales every time threshold, count threshold and
@@ -14,7 +15,9 @@
 mod estate;
 mod history;
 
-pub use estate::{Params, Simulated, collect, configure, is_simulated, judge, simulated};
+pub use estate::{
+    Params, Simulated, collect, configure, is_simulated, judge, probe_summaries, simulated,
+};
 pub use history::parse_backfill;
 
 use crate::config::{ClusterConfig, Config};
@@ -52,8 +55,8 @@ pub const CLUSTERS: [(&str, Engine); 3] = [
     ("demo-bookkeeper", Engine::Bookkeeper),
 ];
 
-/// The demo's config: the three simulated clusters, a collection interval of 10 s, MQCloud's thresholds and the
-/// alarm defaults, each duration and count scaled down by `speed`.
+/// The demo's config: the three simulated clusters (the probe on for RocketMQ and Kafka), a collection interval
+/// of 10 s, MQCloud's thresholds and the alarm defaults, each duration and count scaled down by `speed`.
 pub fn config(listen: &str, token: &str, speed: f64) -> Config {
     let scale = |s: Span| Span::from_millis(((s.as_millis() as f64 / speed).round() as u64).max(1));
     let mut config = Config::default();
@@ -62,9 +65,18 @@ pub fn config(listen: &str, token: &str, speed: f64) -> Config {
     let interval = Span::from_millis(((10_000.0 / speed) as u64).max(200));
     config.clusters = CLUSTERS
         .iter()
-        .map(|(name, engine)| ClusterConfig {
-            interval,
-            ..ClusterConfig::simulated(name, *engine)
+        .map(|(name, engine)| {
+            let mut c = ClusterConfig {
+                interval,
+                ..ClusterConfig::simulated(name, *engine)
+            };
+            // The end-to-end probe, simulated ([`estate`]), where it runs: RocketMQ and Kafka.
+            if *engine != Engine::Bookkeeper {
+                c.probe.enabled = true;
+                c.probe.interval = scale(c.probe.interval).max(Span::from_millis(100));
+                c.probe.sla = scale(c.probe.sla);
+            }
+            c
         })
         .collect();
     let t = &mut config.thresholds;
@@ -77,6 +89,7 @@ pub fn config(listen: &str, token: &str, speed: f64) -> Config {
     t.lifecycle.startup = scale(t.lifecycle.startup);
     t.lifecycle.controlled_shutdown = scale(t.lifecycle.controlled_shutdown);
     t.replication.stuck_after = scale(t.replication.stuck_after);
+    t.produce_failure.window = scale(t.produce_failure.window);
     config
 }
 

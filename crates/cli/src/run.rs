@@ -32,6 +32,11 @@ pub struct CycleResult {
     /// Burrow-style status of every group with a commit (OK ones too): worst status, lag, the logs not OK.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lag_status: Vec<GroupLagStatus>,
+    /// Messages produced per topic in the last minute from the growth of the logs' latest offsets since the
+    /// previous snapshot, for a collector that reads no produce counters (Kafka); empty otherwise
+    /// ([`crate::serve::record::produced_from_offsets`]).
+    #[serde(skip)]
+    pub produced_from_offsets: std::collections::BTreeMap<String, u64>,
 }
 
 /// The lifecycle tracker read out at the end of a cycle.
@@ -186,6 +191,7 @@ pub async fn cycle(
         now_ms,
     );
     findings.extend(over_time);
+    let produced_from_offsets = crate::serve::record::produced_from_offsets(previous, &snapshot);
     findings.extend(crate::extras::cycle_findings(cluster, &snapshot, thresholds, now_ms).await);
     findings.extend(mqwatch_checks::lifecycle::check(
         &cluster.name,
@@ -205,6 +211,7 @@ pub async fn cycle(
         lifecycle,
         ledgers,
         lag_status,
+        produced_from_offsets,
     })
 }
 

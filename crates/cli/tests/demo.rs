@@ -3,8 +3,9 @@
 //! HTTP API and `/metrics` — except the estate, which is the built-in simulation (that is what the demo is).
 //! The test reads the API: three simulated clusters, traffic, backlog and latency series with points (minutes and
 //! hour rollups), a backlog alarm that fires, resolves and fires again, a BookKeeper ledger below its write
-//! quorum, a blocked client, a broker down then stuck in startup; then stops the process by PID and finds its
-//! temporary store removed.
+//! quorum, a blocked client, a broker down then stuck in startup (and the simulated probe's messages to it lost:
+//! its `produce_failure` and the probe view); then stops the process by PID and finds its temporary store
+//! removed. Also the probe view of each engine and its refusals, and the bookies of the nodes view.
 
 mod common;
 
@@ -122,6 +123,27 @@ fn the_demo_runs_the_product_on_a_simulated_estate_with_faults_that_come_and_go(
     assert!(!hourly.is_empty(), "hour rollups of the history");
     let lag = series(&addr, "demo-kafka", "backlog", "group clickstream-etl", "");
     assert!(lag.len() >= 15, "{lag:?}");
+    // Kafka's collector reads no produce counters: its produced messages come from offset growth.
+    let clicks = series(&addr, "demo-kafka", "produce_messages", "topic clicks", "");
+    assert!(clicks.len() >= 15, "{clicks:?}");
+    assert!(
+        clicks.iter().all(|p| p["value"].as_f64().unwrap() > 0.0),
+        "{clicks:?}"
+    );
+    // The simulated end-to-end probe: round trips per broker in history, as serve writes a running prober's.
+    let rt = series(
+        &addr,
+        "demo-kafka",
+        "probe_roundtrip_p50_ms",
+        "broker 1",
+        "",
+    );
+    assert!(rt.len() >= 15, "{rt:?}");
+    assert!(
+        rt.iter()
+            .all(|p| (1.0..1_000.0).contains(&p["value"].as_f64().unwrap())),
+        "{rt:?}"
+    );
     let p50 = series(
         &addr,
         "demo-kafka",
@@ -173,6 +195,56 @@ fn the_demo_runs_the_product_on_a_simulated_estate_with_faults_that_come_and_go(
     );
     let down = poll_until("a broker down", DEADLINE, || finding(&addr, "broker_down"));
     assert_eq!(down["cluster"], "demo-kafka", "{down}");
+    // While it is away, the probe's messages to it fail: the probe's produce_failure, and its view.
+    let lost = poll_until(
+        "the probe's produce_failure about broker 3",
+        DEADLINE,
+        || {
+            get_json(&addr, "/api/v1/findings")?
+                .as_array()?
+                .iter()
+                .find(|f| f["kind"] == "produce_failure" && f["evidence"]["source"] == "probe")
+                .cloned()
+        },
+    );
+    assert_eq!(lost["cluster"], "demo-kafka", "{lost}");
+    assert_eq!(lost["evidence"]["broker"], "3", "{lost}");
+    let view = poll_until(
+        "the probe view to count broker 3's losses",
+        DEADLINE,
+        || {
+            let v = get_json(&addr, "/api/v1/clusters/demo-kafka/probe?minutes=1")?;
+            let b3 = v["brokers"]
+                .as_array()?
+                .iter()
+                .find(|b| b["broker"]["name"] == "3")?
+                .clone();
+            (b3["lost"].as_u64() > Some(0)).then_some((v, b3))
+        },
+    );
+    let (v, b3) = view;
+    assert_eq!(
+        (v["running"].clone(), v["simulated"].clone()),
+        (true.into(), true.into()),
+        "{v}"
+    );
+    assert_eq!(v["window_ms"], 60_000, "{v}");
+    assert!(b3["send_failures"].as_u64() > Some(0), "{b3}");
+    assert!(
+        b3["last_error"]
+            .as_str()
+            .is_some_and(|e| e.contains("192.0.2.23:9092")),
+        "{b3}"
+    );
+    let healthy = v["brokers"].as_array().unwrap();
+    assert_eq!(healthy.len(), 3, "{v}");
+    assert!(
+        healthy
+            .iter()
+            .filter(|b| b["broker"]["name"] != "3")
+            .all(|b| b["lost"] == 0 && b["delivered"].as_u64() > Some(0)),
+        "{v}"
+    );
     let startup = poll_until("a broker stuck in startup", DEADLINE, || {
         finding(&addr, "startup_pending")
     });
@@ -207,6 +279,53 @@ fn the_demo_runs_the_product_on_a_simulated_estate_with_faults_that_come_and_go(
         left.is_empty(),
         "the temporary store is removed at exit: {left:?}"
     );
+}
+
+#[test]
+fn the_probe_view_answers_per_cluster_and_refuses_bad_windows() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut demo, addr) = start(dir.path(), &[]);
+    let rmq = poll_until("the RocketMQ probe view", DEADLINE, || {
+        get_json(&addr, "/api/v1/clusters/demo-rocketmq/probe")
+    });
+    assert_eq!(rmq["running"], true, "{rmq}");
+    assert_eq!(rmq["topic"], "mqwatch-canary", "{rmq}");
+    assert_eq!(rmq["window_ms"], 300_000, "default 5 minutes: {rmq}");
+    let brokers: Vec<&str> = rmq["brokers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            assert!(b["delivered"].as_u64() > Some(0), "{b}");
+            assert!(
+                b["roundtrip_p50_ms"].as_f64() >= b["produce_p50_ms"].as_f64(),
+                "{b}"
+            );
+            b["subject"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(brokers, ["broker broker-a:0", "broker broker-b:0"], "{rmq}");
+    let bk = get_json(&addr, "/api/v1/clusters/demo-bookkeeper/probe").unwrap();
+    assert_eq!(bk["running"], false, "no probe on BookKeeper: {bk}");
+    assert_eq!(bk["brokers"], serde_json::json!([]), "{bk}");
+    for (path, status) in [
+        ("/api/v1/clusters/nope/probe", 404),
+        ("/api/v1/clusters/demo-kafka/probe?minutes=0", 400),
+        ("/api/v1/clusters/demo-kafka/probe?minutes=61", 400),
+        ("/api/v1/clusters/demo-kafka/probe?minutes=x", 400),
+    ] {
+        let (got, body) = mqwatch_testkit::http_get(&addr, path).unwrap();
+        assert_eq!(got, status, "{path}: {body}");
+    }
+    let nodes = get_json(&addr, "/api/v1/clusters/demo-bookkeeper/nodes").unwrap();
+    let bookies = nodes.as_array().unwrap();
+    assert_eq!(bookies.len(), 5, "{nodes}");
+    assert!(bookies.iter().all(|b| b["role"] == "bookie"), "{nodes}");
+    assert!(
+        bookies.iter().all(|b| b["rack"].is_string()),
+        "the rack map: {nodes}"
+    );
+    demo.stop(Duration::from_secs(20));
 }
 
 #[test]

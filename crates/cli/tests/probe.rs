@@ -1,7 +1,8 @@
 //! `mqwatch serve` with `[cluster.probe]` on, as a process, against a real tansu broker (Kafka protocol, started
 //! by testkit on a free port, stopped by its PID): the probe's round-trip latency reaches the series API
-//! (`probe_roundtrip_p99_ms`, subject `broker 111`), and once tansu is stopped the findings API shows a
-//! `produce_failure` about that broker. Also: the config key's defaults and its errors.
+//! (`probe_roundtrip_p99_ms`, subject `broker 111`) and the probe view (`/api/v1/clusters/k/probe`), and once
+//! tansu is stopped the findings API shows a `produce_failure` about that broker and the view its losses. Also:
+//! the config key's defaults and its errors.
 
 mod common;
 
@@ -71,6 +72,16 @@ fn serve_probes_tansu_and_reports_a_stopped_broker() {
         rows.as_array()?.iter().find_map(|r| r["value"].as_f64())
     });
     assert!(rt > 0.0 && rt < 2_000.0, "round trip {rt} ms");
+    // The probe view: the running prober's results per broker.
+    let view = get_json(&addr, "/api/v1/clusters/k/probe?minutes=1").unwrap();
+    assert_eq!(view["running"], true, "{view}");
+    assert_eq!(view["simulated"], false, "{view}");
+    assert_eq!(view["interval_ms"], 200, "{view}");
+    let b = &view["brokers"][0];
+    assert_eq!(b["subject"], "broker 111", "{view}");
+    assert!(b["delivered"].as_u64() > Some(0), "{view}");
+    assert_eq!(b["lost"], 0, "{view}");
+    assert!(b["roundtrip_p50_ms"].as_f64() > Some(0.0), "{view}");
     let findings = get_json(&addr, "/api/v1/findings").unwrap();
     assert!(
         !findings.to_string().contains("produce_failure"),
@@ -87,4 +98,8 @@ fn serve_probes_tansu_and_reports_a_stopped_broker() {
     });
     assert!(f["evidence"]["lost"].as_u64().unwrap_or(0) >= 1, "{f}");
     assert_eq!(f["evidence"]["source"], "probe", "{f}");
+    let view = get_json(&addr, "/api/v1/clusters/k/probe?minutes=1").unwrap();
+    let b = &view["brokers"][0];
+    assert!(b["lost"].as_u64() >= Some(1), "{view}");
+    assert!(b["last_error"].is_string(), "{view}");
 }

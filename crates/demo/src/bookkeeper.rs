@@ -160,6 +160,10 @@ impl BookkeeperSim {
                 node(n, Some(ObservedNodeState::Active), false, now_ms)
             })
             .collect();
+        let racks: BTreeMap<String, String> = BOOKIES
+            .iter()
+            .map(|(id, rack)| (id.to_string(), rack.to_string()))
+            .collect();
         BookkeeperObservation {
             snapshot: ClusterSnapshot {
                 cluster: self.cluster.clone(),
@@ -167,13 +171,11 @@ impl BookkeeperSim {
                 taken_at_ms: now_ms,
                 cycle_ms: 120 + (noise::unit(self.seed, 13, now_ms / 1000) * 80.0) as u64,
                 nodes,
+                racks: racks.clone(),
                 ..Default::default()
             },
             ledgers,
-            racks: BOOKIES
-                .iter()
-                .map(|(id, rack)| (id.to_string(), rack.to_string()))
-                .collect(),
+            racks,
         }
     }
 }

@@ -25,6 +25,14 @@ const BROKERS: [(i32, &str, &str); 3] = [
     (2, "192.0.2.22:9092", "rack-2"),
     (3, "192.0.2.23:9092", "rack-3"),
 ];
+/// The brokers by node id, with their addresses.
+pub(crate) fn brokers() -> Vec<NodeRef> {
+    BROKERS
+        .iter()
+        .map(|(id, addr, _)| NodeRef::new(NodeRole::Broker, id.to_string()).with_addr(*addr))
+        .collect()
+}
+
 /// The broker that goes down and then starts slowly.
 const FLAKY: i32 = 3;
 /// Topic, peak messages per second, message bytes, partitions.

@@ -5,7 +5,8 @@
 //! [`schedule`] and recovering later, traffic with a daily shape, and producer latency percentiles.
 //!
 //! What it owns: the simulated clusters ([`rocketmq`], [`kafka`], [`bookkeeper`]), their offsets over time
-//! ([`flow`]), the fault [`schedule`], [`latency`] series, deterministic [`noise`]. Everything is a function of
+//! ([`flow`]), the fault [`schedule`], [`latency`] series, the end-to-end [`probe`]'s messages, deterministic
+//! [`noise`]. Everything is a function of
 //! the seed and the times it is asked at: the same seed and start give the same estate.
 //!
 //! What it is not: no judging (every finding comes from the real checks, run by the caller on what this emits),
@@ -16,12 +17,14 @@ pub mod flow;
 pub mod kafka;
 pub mod latency;
 pub mod noise;
+pub mod probe;
 pub mod rocketmq;
 pub mod schedule;
 
 pub use bookkeeper::{BookkeeperObservation, BookkeeperSim};
 pub use kafka::KafkaSim;
 pub use latency::{LatencyModel, LatencyPoint};
+pub use probe::{ProbeMessage, ProbeModel, ProbeResult};
 pub use rocketmq::RocketmqSim;
 pub use schedule::{FaultKind, Schedule};
 

@@ -6,7 +6,9 @@
 //!
 //! It asserts what an operator sees: the charts draw data points (uPlot's data read from the page, the series'
 //! colour found in the canvas pixels), a fault (a stopped consumer leaving a backlog) shows as an alarm, and
-//! silencing it through the UI (token typed, "silence" clicked) marks it silenced and stores the silence.
+//! silencing it through the UI (token typed, "silence" clicked) marks it silenced and stores the silence. On the
+//! demo also: acknowledging another alarm ("ack" clicked), the end-to-end probe panel and its round-trip chart,
+//! and per engine only the panels that apply (BookKeeper: durability and bookies; no traffic, groups or probe).
 //! Screenshots go to a kept temp directory (printed); with `MQWATCH_UPDATE_DOCS=1` the first one is copied to
 //! `docs/dashboard.png`.
 
@@ -93,8 +95,6 @@ fn update_docs(shot: &Path) {
 }
 
 #[test]
-#[ignore = "open (issue 7): after the group has committed, its consume stats show no queues and no clients, so \
-            no backlog is seen; run with --ignored to reproduce (the assertion prints the overview and groups)"]
 fn dashboard_against_real_rocketmq_shows_traffic_backlog_and_silences_an_alarm() {
     let _one = ONE_BROWSER.lock().unwrap_or_else(|p| p.into_inner());
     let cluster = RocketMqCluster::start(&[BrokerSpec::master("broker-a")]);
@@ -144,20 +144,31 @@ fn dashboard_against_real_rocketmq_shows_traffic_backlog_and_silences_an_alarm()
         consumer.log_tail(4096).contains("READY").then_some(())
     });
     produce(&cluster, "orders", 300);
-    poll_until("the group to commit everything", DEADLINE, || {
-        let groups = get_json(&addr, "/api/v1/clusters/orders-rmq/groups")?;
-        let g = groups
+    // Wait for the commits themselves: offsets on the broker covering the 300 messages. (A cycle read before the
+    // messages arrived shows empty queues at "committed 0", which says nothing of the consumer; frozen before its
+    // first commit, the group has no offsets on the broker, and once the broker drops the frozen consumer's
+    // connection its consume stats have no queue to show a backlog on.)
+    poll_until("the group to commit all 300 messages", DEADLINE, || {
+        let c = get_json(&addr, "/api/v1/clusters/orders-rmq")?;
+        let g = c["snapshot"]["groups"]
             .as_array()?
             .iter()
-            .find(|g| g["group"] == "orders-g")?;
-        // Logs present: a group whose consumer has not committed yet has none in consume stats, and "no backlog"
-        // would then be true before anything was consumed.
-        let logs = g["logs"].as_u64().unwrap_or(0);
-        (logs > 0 && g["backlog"] == 0 && g["logs_without_commit"] == 0).then_some(())
+            .find(|g| g["group"]["name"] == "orders-g")?
+            .clone();
+        let orders: Vec<&serde_json::Value> = g["positions"]
+            .as_array()?
+            .iter()
+            .filter(|p| p["log"]["topic"] == "orders")
+            .collect();
+        let committed: i64 = orders.iter().filter_map(|p| p["committed"].as_i64()).sum();
+        let caught_up = orders
+            .iter()
+            .all(|p| p["committed"].as_i64() == p["latest"].as_i64());
+        (orders.len() == 4 && caught_up && committed >= 300).then_some(())
     });
-    // The consumer freezes (SIGSTOP): still registered with the broker, so its group keeps its queues in consume
-    // stats, but it consumes nothing more. (Killed outright, a consumer that has not yet flushed its offsets leaves
-    // a group with no queues in consume stats, and so no backlog to see.)
+    // The consumer freezes (SIGSTOP) and consumes nothing more. Its committed offsets stay on the broker, so its
+    // queues stay in consume stats, also once the broker drops the frozen consumer's connection (it does within
+    // seconds, when a GET_CONSUMER_RUNNING_INFO relayed to it goes unanswered) and the group is offline.
     consumer.pause();
     produce(&cluster, "orders", 50);
     // The alarm fires once the backlog finding has lasted `[alerts] for` (2 s here; backlog's default is 5 min).
@@ -174,9 +185,11 @@ fn dashboard_against_real_rocketmq_shows_traffic_backlog_and_silences_an_alarm()
         }
         assert!(
             start.elapsed() < 2 * DEADLINE,
-            "no backlog alarm after {:?}; overview {o}\ngroups {:?}\nmqwatch log: {}",
+            "no backlog alarm after {:?}; overview {o}\ngroups {:?}\nnodes {:?}\nerrors {:?}\nmqwatch log: {}",
             2 * DEADLINE,
             get_json(&addr, "/api/v1/clusters/orders-rmq/groups"),
+            get_json(&addr, "/api/v1/clusters/orders-rmq/nodes"),
+            get_json(&addr, "/api/v1/clusters/orders-rmq").map(|c| c["snapshot"]["errors"].clone()),
             serve.log_tail(3000)
         );
         std::thread::sleep(Duration::from_millis(200));
@@ -235,7 +248,7 @@ fn dashboard_against_real_rocketmq_shows_traffic_backlog_and_silences_an_alarm()
 }
 
 #[test]
-fn dashboard_against_the_demo_labels_it_simulated_draws_every_chart_and_silences_an_alarm() {
+fn dashboard_against_the_demo_labels_it_simulated_draws_every_chart_silences_and_acks_alarms() {
     let _one = ONE_BROWSER.lock().unwrap_or_else(|p| p.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
@@ -257,18 +270,42 @@ fn dashboard_against_the_demo_labels_it_simulated_draws_every_chart_and_silences
         "chart-latency",
         "chart-backlog",
         "chart-age",
+        "chart-probe",
     ];
     let result = browser::run_script(
         "dashboard.cjs",
         &serde_json::json!({
-            // The RocketMQ cluster: the demo's Kafka cluster has no traffic series yet.
             "url": format!("http://{addr}/#cluster=demo-rocketmq"),
             "out": out,
             "name": "demo",
             "charts": charts,
             "alarmKind": "*",
+            "ack": true,
+            "probe": true,
             "token": TOKEN,
             "simulated": true,
+            // Then each other cluster: only the panels that apply to its engine, and their data.
+            "clusters": [
+                {
+                    "name": "demo-kafka",
+                    "visible": ["panel-traffic", "panel-groups", "panel-probe", "panel-durability",
+                                "panel-nodes"],
+                    "charts": ["chart-traffic", "chart-probe"],
+                    "nodes": 3,
+                },
+                {
+                    "name": "demo-bookkeeper",
+                    "visible": ["panel-durability", "panel-nodes"],
+                    "hidden": ["panel-traffic", "panel-ranking", "panel-groups", "panel-probe"],
+                    "nodes": 5,
+                },
+                {
+                    "name": "demo-rocketmq",
+                    "visible": ["panel-traffic", "panel-groups", "panel-probe", "panel-nodes"],
+                    "hidden": ["panel-durability"],
+                    "nodes": 6,
+                },
+            ],
             "deadlineMs": 90_000,
         }),
         Duration::from_secs(300),
@@ -284,12 +321,16 @@ fn dashboard_against_the_demo_labels_it_simulated_draws_every_chart_and_silences
     assert_eq!(result["simulatedLabel"], true, "{result}");
     let badge = result["silenced"]["badge"].as_str().unwrap_or_default();
     let silences = get_json(&addr, "/api/v1/silences").expect("silences");
-    let made = silences
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| format!("silenced #{}", s["id"]) == badge)
-        .unwrap_or_else(|| panic!("the UI's silence {badge:?} is not stored: {silences}"));
+    let stored = |badge: &str, prefix: &str| {
+        silences
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| format!("{prefix} #{}", s["id"]) == badge)
+            .cloned()
+            .unwrap_or_else(|| panic!("the UI's {badge:?} is not stored: {silences}"))
+    };
+    let made = stored(badge, "silenced");
     assert_eq!(
         made["matcher"]["kind"], result["alarm"]["kind"],
         "{silences}"
@@ -297,6 +338,52 @@ fn dashboard_against_the_demo_labels_it_simulated_draws_every_chart_and_silences
     assert_eq!(
         made["matcher"]["subject"], result["alarm"]["subject"],
         "{silences}"
+    );
+
+    // The acknowledgement: the server's silence of exactly the other alarm's key, for 24 h.
+    let acked = stored(
+        result["acked"]["badge"].as_str().unwrap_or_default(),
+        "acknowledged",
+    );
+    let other = &result["ackAlarm"];
+    assert_ne!(other["key"], result["alarm"]["key"], "{result}");
+    assert_eq!(acked["matcher"]["kind"], other["kind"], "{silences}");
+    assert_eq!(acked["matcher"]["cluster"], other["cluster"], "{silences}");
+    assert_eq!(acked["matcher"]["subject"], other["subject"], "{silences}");
+    assert_eq!(acked["created_by"], "dashboard", "{silences}");
+    let comment = acked["comment"].as_str().unwrap_or_default();
+    assert_eq!(
+        comment,
+        format!("acknowledged {}", other["key"].as_str().unwrap()),
+        "{silences}"
+    );
+    let lasts = acked["expires_ms"].as_u64().unwrap() - acked["created_ms"].as_u64().unwrap();
+    assert_eq!(lasts, 24 * 3_600_000, "{acked}");
+
+    // The probe panel lists both masters with delivered messages, as the API does.
+    let rows = result["probe"]["rows"].as_array().expect("probe rows");
+    let brokers: Vec<&str> = rows.iter().filter_map(|r| r["broker"].as_str()).collect();
+    assert_eq!(brokers, ["broker-a:0", "broker-b:0"], "{result}");
+    assert!(
+        rows.iter().all(|r| r["delivered"].as_u64() > Some(0)),
+        "{result}"
+    );
+    let api = get_json(&addr, "/api/v1/clusters/demo-rocketmq/probe").expect("probe view");
+    assert_eq!(api["running"], true, "{api}");
+    assert_eq!(api["simulated"], true, "{api}");
+    assert_eq!(api["brokers"][0]["subject"], "broker broker-a:0", "{api}");
+
+    // Each engine shows its own panels, with data.
+    let kafka = &result["clusters"]["demo-kafka"];
+    for chart in ["chart-traffic", "chart-probe"] {
+        assert!(
+            kafka["charts"][chart]["coloured"].as_u64() > Some(0),
+            "demo-kafka {chart}: {result}"
+        );
+    }
+    assert_eq!(
+        result["clusters"]["demo-bookkeeper"]["title"], "Bookies",
+        "{result}"
     );
     update_docs(&out.join("demo.png"));
     demo.stop(Duration::from_secs(10));

@@ -79,6 +79,11 @@ pub fn findings(
     )
 }
 
+/// `cluster`'s running probe, if one runs (its settings, summaries and discovery error, for an API).
+pub fn running(cluster: &str) -> Option<Arc<Prober>> {
+    PROBES.lock().ok()?.get(cluster).cloned()
+}
+
 /// The per-broker summaries of `cluster`'s running probe over the `window_ms` before `now_ms` (`None` when no
 /// probe runs for it), for an API or a dashboard.
 pub fn summaries(cluster: &str, now_ms: u64, window_ms: u64) -> Option<Vec<BrokerSummary>> {

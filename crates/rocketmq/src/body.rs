@@ -376,7 +376,8 @@ pub fn topic_list(v: &Value) -> Result<Vec<String>, BodyError> {
     }
 }
 
-/// GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201): subscription group names with whether they consume by broadcast.
+/// GET_ALL_SUBSCRIPTIONGROUP_CONFIG (201): subscription group names with `consumeBroadcastEnable` (whether
+/// broadcast consumption is allowed, true by default; not the group's message model).
 pub fn subscription_groups(v: &Value) -> Result<BTreeMap<String, bool>, BodyError> {
     let Some(table) = field(v, "subscriptionGroupTable").and_then(Value::as_object) else {
         return Ok(BTreeMap::new());

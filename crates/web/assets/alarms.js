@@ -1,7 +1,9 @@
-// mqwatch dashboard: alarms and silences. Renders the alarms of /api/v1/overview (each marked "silenced #id" when
-// an active silence mutes it) and the active silences; silences an alarm (POST /api/v1/silences, matching its
-// kind, cluster and subject exactly) and deletes a silence (DELETE /api/v1/silences/{id}), both with the bearer
-// token typed into the token field. The token is kept in this tab's sessionStorage only.
+// mqwatch dashboard: alarms and silences. Renders the alarms of /api/v1/overview (each marked "acknowledged #id"
+// or "silenced #id" when an active silence mutes it: an acknowledgement is the server's silence of exactly that
+// alarm, commented "acknowledged <key>") and the active silences; acknowledges a pending or firing alarm
+// (POST /api/v1/alarms/{key}/ack, 24 h), silences an alarm (POST /api/v1/silences, matching its kind, cluster and
+// subject exactly, for the chosen duration) and deletes a silence (DELETE /api/v1/silences/{id}), each with the
+// bearer token typed into the token field. The token is kept in this tab's sessionStorage only.
 "use strict";
 
 MQ.token = function () {
@@ -44,6 +46,16 @@ MQ.silence = async function (alarm) {
   MQ.refresh();
 };
 
+MQ.ack = async function (alarm) {
+  try {
+    const s = await write("POST", `/api/v1/alarms/${encodeURIComponent(alarm.key)}/ack`, { by: "dashboard" });
+    MQ.say(`${alarm.key} acknowledged (silence #${s.id}, until ${MQ.time(s.expires_ms)})`);
+  } catch (e) {
+    MQ.say(`acknowledging failed: ${e.message}`, true);
+  }
+  MQ.refresh();
+};
+
 MQ.unsilence = async function (id) {
   try {
     await write("DELETE", `/api/v1/silences/${id}`);
@@ -61,6 +73,10 @@ MQ.renderAlarms = function (overview) {
   const alarms = overview.alarms
     .filter((a) => showResolved || a.state !== "resolved")
     .sort((a, b) => order[a.state] - order[b.state] || b.since_ms - a.since_ms);
+  const acks = new Set(overview.silences.filter((s) => (s.comment || "").startsWith("acknowledged ")).map((s) => s.id));
+  const muted = (id) => acks.has(id)
+    ? MQ.badge(`acknowledged #${id}`, "silenced acknowledged")
+    : MQ.badge(`silenced #${id}`, "silenced");
   const rows = alarms.map((a) => el("tr", { class: `alarm ${a.state}${a.silenced_by ? " silenced" : ""}`, "data-key": a.key },
     el("td", {}, MQ.badge(a.state, a.state)),
     el("td", {}, MQ.badge(a.severity, a.severity)),
@@ -68,8 +84,12 @@ MQ.renderAlarms = function (overview) {
     el("td", {}, MQ.ago(a.since_ms, overview.now_ms)),
     el("td", {}, a.message),
     el("td", {}, a.silenced_by
-      ? MQ.badge(`silenced #${a.silenced_by}`, "silenced")
-      : a.state === "resolved" ? "" : el("button", { class: "silence", onclick: () => MQ.silence(a) }, "silence"))));
+      ? muted(a.silenced_by)
+      : a.state === "resolved" ? "" : [
+        el("button", { class: "ack", title: "acknowledge: mute exactly this alarm for 24 h", onclick: () => MQ.ack(a) }, "ack"),
+        " ",
+        el("button", { class: "silence", onclick: () => MQ.silence(a) }, "silence"),
+      ])));
   MQ.fillTable("alarms", rows, "no alarms");
 
   const matcher = (m) => [m.kind, m.cluster, m.subject].filter(Boolean).join(" / ") || "everything";

@@ -1,6 +1,8 @@
 // mqwatch dashboard: the page's state (selected cluster, topic, group and window, kept in the URL hash) and the
-// refresh loop: every 5 s it reads the overview and findings, then the selected cluster's traffic, groups,
-// durability and series, and hands them to the panels. A failed read shows its error and keeps the last view.
+// refresh loop: every 5 s it reads the overview and findings, then the selected cluster's views and series, and
+// hands them to the panels. Only the panels that apply to the cluster's engine are shown and read (a panel's
+// `data-engines`; none: every engine): BookKeeper has no topics, groups or probe, RocketMQ no durability audit.
+// A failed read shows its error and keeps the last view.
 // `document.body.dataset.refreshes` counts finished refreshes (the browser tests wait on it).
 "use strict";
 
@@ -30,6 +32,17 @@ function select(key, value) {
   MQ.refresh();
 }
 
+// Shows the panels that apply to `engine` and hides the others; the ids of those shown.
+function showPanels(engine) {
+  const shown = new Set();
+  for (const p of document.querySelectorAll("#cluster-section .panel")) {
+    const engines = (p.dataset.engines || "").split(" ").filter(Boolean);
+    p.hidden = engines.length > 0 && !engines.includes(engine);
+    if (!p.hidden) shown.add(p.id);
+  }
+  return shown;
+}
+
 async function refreshCluster(overview) {
   const names = overview.clusters.map((c) => c.name);
   // Default: the first cluster with topics (charts to show), else the first.
@@ -40,10 +53,28 @@ async function refreshCluster(overview) {
   MQ.syncOptions(clusterSelect, names);
   clusterSelect.value = state.cluster;
   if (!state.cluster) return;
+  const engine = (overview.clusters.find((c) => c.name === state.cluster) || {}).engine || "";
+  const shown = showPanels(engine);
   const base = `/api/v1/clusters/${encodeURIComponent(state.cluster)}`;
-  const [traffic, groups, durability] = await Promise.all([
-    MQ.getJson(`${base}/traffic`), MQ.getJson(`${base}/groups`), MQ.getJson(`${base}/durability`),
+  const [nodes, durability, probe] = await Promise.all([
+    MQ.getJson(`${base}/nodes`),
+    shown.has("panel-durability") ? MQ.getJson(`${base}/durability`) : null,
+    shown.has("panel-probe") ? MQ.getJson(`${base}/probe`) : null,
   ]);
+  MQ.renderNodes(nodes, engine, overview.now_ms);
+  if (durability) MQ.renderDurability(durability);
+  const w = state.window;
+  const now = Date.now() / 1000;
+  const range = [now - (MQ.WINDOWS[w] || MQ.WINDOWS.minute).span / 1000, now];
+  if (probe) {
+    const brokers = MQ.renderProbe(probe);
+    const rt = await Promise.all(brokers.map((b) =>
+      MQ.series(state.cluster, "probe_roundtrip_p50_ms", b.subject, w, "max")));
+    MQ.chart("chart-probe", brokers.length ? brokers.map((b) => b.name) : ["no broker probed"],
+      brokers.length ? MQ.align(rt) : [[], []], "ms", range);
+  }
+  if (!shown.has("panel-traffic")) return;
+  const [traffic, groups] = await Promise.all([MQ.getJson(`${base}/traffic`), MQ.getJson(`${base}/groups`)]);
 
   MQ.renderTrafficWindows(traffic);
   const topics = Object.keys(traffic.topic_produce || {}).sort();
@@ -54,11 +85,9 @@ async function refreshCluster(overview) {
 
   MQ.renderGroups(groups, state.group, (g) => select("group", g));
   if (!groups.some((g) => g.group === state.group)) state.group = groups[0]?.group || "";
-  MQ.renderDurability(durability);
 
   // Latency is per topic: the selected one, else the top of the ranking, else the first topic with traffic.
   const latencyTopic = state.topic || traffic.ranking?.[0]?.topic || topics[0] || "";
-  const w = state.window;
   const topicSubject = state.topic ? `topic ${state.topic}` : "";
   const [produced, backlog, age, ...latency] = await Promise.all([
     MQ.series(state.cluster, "produce_messages", topicSubject, w, "sum"),
@@ -68,8 +97,6 @@ async function refreshCluster(overview) {
       ? MQ.series(state.cluster, `produce_latency_${p}_ms`, `topic ${latencyTopic}`, w, "max")
       : { x: [], y: [] }),
   ]);
-  const now = Date.now() / 1000;
-  const range = [now - (MQ.WINDOWS[w] || MQ.WINDOWS.minute).span / 1000, now];
   MQ.chart("chart-traffic", [state.topic ? `${state.topic} messages` : "all topics, messages"],
     [produced.x, produced.y], "", range);
   document.getElementById("group-name").textContent = state.group;

@@ -1,7 +1,8 @@
 // mqwatch dashboard: the read-only panels. Each `MQ.render*` takes what the API answered and fills its table or
 // chart: the estate (/api/v1/overview), traffic windows and the 10-minute ranking (/clusters/{c}/traffic), series
 // charts (/clusters/{c}/series), consumer groups (/clusters/{c}/groups), the durability audit
-// (/clusters/{c}/durability) and current findings (/api/v1/findings).
+// (/clusters/{c}/durability), the nodes (/clusters/{c}/nodes: brokers, name servers, bookies), the end-to-end
+// probe per broker (/clusters/{c}/probe) and current findings (/api/v1/findings).
 "use strict";
 
 const el = MQ.el;
@@ -105,6 +106,39 @@ MQ.renderDurability = function (view) {
         el("ul", {}, c.violations.map((v) => el("li", {}, el("b", {}, v.subject), " ", v.message))))
       : "")));
   MQ.fillTable("durability", rows);
+};
+
+MQ.renderNodes = function (rows, engine, now) {
+  document.getElementById("nodes-title").textContent = engine === "bookkeeper" ? "Bookies" : "Nodes";
+  MQ.fillTable("nodes", rows.map((n) => el("tr", { class: n.answered ? null : "violating", "data-node": n.name },
+    el("td", {}, `${n.role.replace("_", " ")} ${n.name}`, n.replica_of ? el("span", { class: "muted" }, ` (replica of ${n.replica_of})`) : null),
+    el("td", {}, n.addr || ""),
+    el("td", {}, n.rack || ""),
+    el("td", {}, n.state ? `${n.state.replaceAll("_", " ")} for ${MQ.duration(n.ms_in_state)}` : (n.registration || "–")),
+    el("td", {}, n.answered ? MQ.badge("yes", "healthy") : MQ.badge("no", "critical")),
+    el("td", {}, MQ.ago(n.last_answer_ms, now)),
+    el("td", {}, n.error || ""))), "no nodes seen");
+};
+
+// The probe view: one row per broker; returns the brokers' series subjects (for the round-trip chart).
+MQ.renderProbe = function (view) {
+  const ms = (a, b) => `${MQ.num(a)} / ${MQ.num(b)} ms`;
+  document.getElementById("probe-summary").textContent = view.running
+    ? `topic ${view.topic}, a message every ${MQ.duration(view.interval_ms)} per broker, ` +
+      `lost after ${MQ.duration(view.sla_ms)}; last ${MQ.duration(view.window_ms)}` +
+      (view.discovery_error ? `; brokers not listed: ${view.discovery_error}` : "")
+    : "";
+  const rows = view.brokers.map((b) => el("tr", { class: b.lost ? "violating" : null, "data-broker": b.broker.name },
+    el("td", {}, b.broker.name), el("td", {}, b.broker.addr || ""),
+    el("td", {}, MQ.num(b.sent)), el("td", {}, MQ.num(b.delivered)),
+    el("td", {}, b.lost ? MQ.badge(`${b.lost}${b.send_failures ? ` (${b.send_failures} sends failed)` : ""}`, "critical") : "0"),
+    el("td", {}, ms(b.produce_p50_ms, b.produce_p99_ms)),
+    el("td", {}, ms(b.roundtrip_p50_ms, b.roundtrip_p99_ms)),
+    el("td", {}, b.last_error || "")));
+  MQ.fillTable("probe", rows, view.running
+    ? "no probe message judged yet"
+    : "the probe is off for this cluster ([cluster.probe] enabled = true turns it on)");
+  return view.brokers.map((b) => ({ name: b.broker.name, subject: b.subject }));
 };
 
 MQ.renderFindings = function (findings, now) {

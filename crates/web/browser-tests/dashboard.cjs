@@ -7,8 +7,14 @@
 //   charts       chart container ids that must show data points (uPlot data length > 0, series pixels drawn)
 //   alarmKind    an alarm of this finding kind ("*": any) must show in the alarms table; it is then silenced
 //                through the UI (token typed, "silence" clicked) and must show as silenced
+//   ack          when true, another pending or firing alarm is then acknowledged through the UI ("ack" clicked)
+//                and must show as "acknowledged #id"
+//   probe        when true, the end-to-end probe panel must list brokers with delivered messages
 //   token        the [server] token to type
 //   simulated    whether the "simulated" label must be visible
+//   clusters     then, for each {name, visible: [panel ids], hidden: [panel ids], charts: [chart ids], nodes: n}:
+//                the cluster is picked in the cluster selector; the panels must be shown / hidden as listed, the
+//                charts must show data points, and the nodes table must list at least n nodes
 //   deadlineMs   how long to wait for each of these
 // Exits non-zero (with the reason on stderr) when an expectation is not met.
 "use strict";
@@ -62,6 +68,42 @@ function alarmProbe(kind) {
   };
 }
 
+function ackableProbe(silencedKey) {
+  const tr = [...document.querySelectorAll("#alarms tr.alarm")].find((t) => t.dataset.key !== silencedKey &&
+    !t.classList.contains("resolved") && !t.classList.contains("silenced") && t.querySelector("button.ack"));
+  if (!tr) return { ok: false, alarms: document.querySelector("#alarms tbody").textContent };
+  return { ok: true, key: tr.dataset.key, kind: tr.children[2].textContent, cluster: tr.children[3].textContent,
+    subject: tr.children[4].textContent };
+}
+
+function ackedProbe(key) {
+  const tr = [...document.querySelectorAll("#alarms tr.alarm")].find((t) => t.dataset.key === key);
+  const badge = tr && tr.querySelector(".badge.acknowledged");
+  return { ok: !!badge, badge: badge && badge.textContent,
+    status: document.getElementById("silence-status").textContent };
+}
+
+function probeProbe() {
+  const rows = [...document.querySelectorAll("#probe tbody tr[data-broker]")].map((tr) => ({
+    broker: tr.dataset.broker, sent: Number(tr.children[2].textContent), delivered: Number(tr.children[3].textContent),
+    roundtrip: tr.children[6].textContent,
+  }));
+  const visible = document.getElementById("panel-probe").offsetParent !== null;
+  return { ok: visible && rows.length > 0 && rows.some((r) => r.delivered > 0), visible, rows,
+    summary: document.getElementById("probe-summary").textContent };
+}
+
+function panelsProbe(want) {
+  const shown = (id) => document.getElementById(id).offsetParent !== null;
+  const wrong = [...want.visible.filter((id) => !shown(id)).map((id) => `${id} hidden`),
+    ...want.hidden.filter(shown).map((id) => `${id} shown`)];
+  const nodes = document.querySelectorAll("#nodes tbody tr[data-node]").length;
+  // Two refreshes after the pick: the one in flight then (if any) read the cluster picked before.
+  const refreshed = Number(document.body.dataset.refreshes || 0) >= want.after + 2;
+  return { ok: refreshed && document.getElementById("cluster").value === want.name && !wrong.length &&
+    nodes >= (want.nodes || 0), wrong, nodes, title: document.getElementById("nodes-title").textContent };
+}
+
 function silencedProbe(key) {
   const tr = [...document.querySelectorAll("#alarms tr.alarm")].find((t) => t.dataset.key === key);
   const badge = tr && tr.querySelector(".badge.silenced");
@@ -104,8 +146,30 @@ function silencedProbe(key) {
       await page.click(`#alarms tr.alarm[data-key="${alarm.key.replace(/"/g, '\\"')}"] button.silence`);
       result.silenced = await until("the alarm to show as silenced", page, { fn: silencedProbe, arg: alarm.key });
       await page.screenshot({ path: path.join(cfg.out, `${cfg.name}-silenced.png`), fullPage: true });
+      if (cfg.ack) {
+        const other = await until("another alarm to acknowledge", page, { fn: ackableProbe, arg: alarm.key });
+        result.ackAlarm = other;
+        await page.click(`#alarms tr.alarm[data-key="${other.key.replace(/"/g, '\\"')}"] button.ack`);
+        result.acked = await until("the alarm to show as acknowledged", page, { fn: ackedProbe, arg: other.key });
+      }
     } else {
       await page.screenshot({ path: path.join(cfg.out, `${cfg.name}.png`), fullPage: true });
+    }
+    if (cfg.probe) {
+      result.probe = await until("the probe panel to list brokers", page, { fn: probeProbe });
+    }
+    result.clusters = {};
+    for (const want of cfg.clusters || []) {
+      const after = await page.evaluate(() => Number(document.body.dataset.refreshes || 0));
+      await page.selectOption("#cluster", want.name);
+      const seen = { visible: [], hidden: [], nodes: 0, ...want, after };
+      const r = await until(`cluster ${want.name}'s panels`, page, { fn: panelsProbe, arg: seen });
+      r.charts = {};
+      for (const id of want.charts || []) {
+        r.charts[id] = await until(`chart ${id} of ${want.name} to show data`, page, { fn: chartProbe, arg: id });
+      }
+      result.clusters[want.name] = r;
+      await page.screenshot({ path: path.join(cfg.out, `${cfg.name}-${want.name}.png`), fullPage: true });
     }
     if (result.errors.length) throw new Error(`the page logged errors: ${result.errors.join("; ")}`);
     console.log("RESULT " + JSON.stringify(result));

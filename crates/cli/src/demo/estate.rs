@@ -4,17 +4,26 @@
 //! pass whose ledgers are judged by the audit's own pure check (`mqwatch_checks::ledgers::check_ledger`), so every
 //! finding comes from the real checks. History computed at start hands its per-cluster memory (lifecycles,
 //! first-seen times, previous snapshot) over to the live loop here too.
+//!
+//! The end-to-end probe of a simulated RocketMQ or Kafka cluster with `[cluster.probe] enabled` (the demo
+//! enables it): the simulated probe messages ([`mqwatch_demo::ProbeModel`]) of a window are recorded in the
+//! probe's own books ([`mqwatch_probe::Ledger`]), summarised per broker by them and judged by the probe's pure
+//! check (`mqwatch_probe::probe_findings`), as a running prober's would be ([`probe_summaries`]).
 
 use crate::audit::{LedgerAudit, ReportedViolation};
 use crate::config::{ClusterConfig, Source};
 use crate::run::Collectors;
 use mqwatch_checks::Thresholds;
 use mqwatch_checks::ledgers::{LedgerVerdict, check_ledger, violation_finding};
-use mqwatch_demo::{BookkeeperObservation, LatencyModel, Observed, Schedule, SimCluster};
-use mqwatch_model::{ClusterSnapshot, Finding};
+use mqwatch_demo::{
+    BookkeeperObservation, LatencyModel, Observed, ProbeModel, ProbeResult, Schedule, SimCluster,
+};
+use mqwatch_model::{ClusterSnapshot, Engine, Finding};
+use mqwatch_probe::{BrokerSummary, Ledger, Outcome, ProbeConfig};
 use mqwatch_state::ClusterState;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// How the simulated estate of this process runs.
 #[derive(Debug, Clone, Copy)]
@@ -31,6 +40,8 @@ pub struct Params {
 pub struct Simulated {
     cluster: Mutex<SimCluster>,
     handover: Mutex<Option<ClusterState>>,
+    /// The probe's messages and settings, when `[cluster.probe]` enables it on a RocketMQ or Kafka cluster.
+    probe: Option<(ProbeModel, ProbeConfig)>,
 }
 
 struct Registry {
@@ -75,6 +86,15 @@ pub fn simulated(cluster: &ClusterConfig) -> Option<Arc<Simulated>> {
                 params.start_ms,
             )),
             handover: Mutex::new(None),
+            probe: cluster
+                .probe
+                .enabled
+                .then(|| {
+                    let interval = cluster.probe.interval.as_millis();
+                    ProbeModel::new(cluster.engine, params.seed, params.schedule, interval)
+                })
+                .flatten()
+                .map(|m| (m, cluster.probe.clone())),
         })
     });
     Some(sim.clone())
@@ -104,7 +124,62 @@ pub fn latency_model() -> Option<LatencyModel> {
     Some(model)
 }
 
+/// The simulated probe's per-broker summaries of `cluster` over the `window_ms` before `now_ms`, with its
+/// settings; `None` when the cluster is not simulated or its probe is off.
+pub fn probe_summaries(
+    cluster: &str,
+    now_ms: u64,
+    window_ms: u64,
+) -> Option<(ProbeConfig, Vec<BrokerSummary>)> {
+    let sim = REGISTRY.lock().ok()?.clusters.get(cluster)?.clone();
+    sim.probe_summaries(now_ms, window_ms)
+}
+
+/// The simulated probe's series rows of every simulated cluster at `now_ms` (each over the cluster's last
+/// `window_ms`), as `serve` writes a running prober's: `(cluster, metric, subject, value)`.
+pub fn probe_series(now_ms: u64, window_ms: u64) -> Vec<(String, &'static str, String, f64)> {
+    let Ok(r) = REGISTRY.lock() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (name, sim) in &r.clusters {
+        if let Some((_, summaries)) = sim.probe_summaries(now_ms, window_ms) {
+            for (metric, subject, v) in mqwatch_probe::registry::series(&summaries) {
+                out.push((name.clone(), metric, subject, v));
+            }
+        }
+    }
+    out
+}
+
 impl Simulated {
+    /// The probe's summaries over `(now_ms - window_ms, now_ms]`: every message known then, recorded in the
+    /// probe's books and read back by them.
+    fn probe_summaries(
+        &self,
+        now_ms: u64,
+        window_ms: u64,
+    ) -> Option<(ProbeConfig, Vec<BrokerSummary>)> {
+        let (model, config) = self.probe.as_ref()?;
+        let mut ledger = Ledger::default();
+        for m in model.messages(now_ms.saturating_sub(window_ms), now_ms) {
+            let ms = |v: f64| Duration::from_secs_f64(v.max(0.0) / 1e3);
+            let outcome = match m.result {
+                ProbeResult::Delivered {
+                    produce_ms,
+                    roundtrip_ms,
+                } => Outcome::Delivered {
+                    produce: ms(produce_ms),
+                    roundtrip: ms(roundtrip_ms),
+                },
+                ProbeResult::SendFailed { error } => Outcome::SendFailed { error },
+            };
+            ledger.sending(&m.broker);
+            ledger.record(&m.broker, m.known_ms, outcome);
+        }
+        Some((config.clone(), ledger.summaries(now_ms, window_ms)))
+    }
+
     /// Leaves `memory` for the next cycle to take over.
     pub fn hand_over(&self, memory: ClusterState) {
         if let Ok(mut h) = self.handover.lock() {
@@ -114,7 +189,8 @@ impl Simulated {
 }
 
 /// One simulated collection of `cluster` at `now_ms`: the snapshot, the ledger findings and the ledger audit
-/// (BookKeeper), as a networked collection returns them. Takes over memory handed over by history first.
+/// (BookKeeper), as a networked collection returns them, and the probe's findings (RocketMQ, Kafka) over
+/// `[thresholds.produce_failure] window`, as `serve` adds a running prober's. Takes over memory handed over by history first.
 pub fn collect(
     collectors: &Collectors,
     cluster: &ClusterConfig,
@@ -146,7 +222,22 @@ pub fn collect(
         }
     };
     match observed {
-        Observed::Snapshot(s) => (s, Vec::new(), None),
+        Observed::Snapshot(s) => {
+            let window = thresholds.produce_failure.window.as_millis();
+            let findings = match sim.probe_summaries(now_ms, window) {
+                Some((config, summaries)) => mqwatch_probe::probe_findings(
+                    &cluster.name,
+                    s.engine.unwrap_or(Engine::Rocketmq),
+                    &config.topic,
+                    &summaries,
+                    None,
+                    &thresholds.produce_failure,
+                    now_ms,
+                ),
+                None => Vec::new(),
+            };
+            (s, findings, None)
+        }
         Observed::Ledgers(obs) => {
             let (findings, audit) = judge(&obs, thresholds, now_ms);
             (obs.snapshot, findings, Some(audit))

@@ -1,8 +1,8 @@
 //! Time for the demo's charts: the history computed at start (every simulated cluster's cycles from
 //! `backfill` ago until now, one a minute, with the time injected, through the same `run::cycle` and
 //! `serve::record::record_cycle` as the live loop, then rolled up to hours and days), and the producer latency
-//! series: every minute of the history at start, then the current minute every few seconds from a side thread
-//! with its own store connection (SQLite in WAL mode takes both writers).
+//! series and the simulated probe's series: every minute of the history at start, then the current minute every
+//! few seconds from a side thread with its own store connection (SQLite in WAL mode takes both writers).
 
 use crate::config::Config;
 use crate::run::{Collectors, cycle};
@@ -50,11 +50,18 @@ pub async fn backfill(config: &Config, state: &StateDir, from_ms: u64, to_ms: u6
         }
         t += STEP_MS;
     }
-    if let Some(model) = super::estate::latency_model() {
-        let minutes = (from_ms / MINUTE_MS..to_ms.div_ceil(MINUTE_MS)).map(|m| m * MINUTE_MS);
-        let points: Vec<SeriesPoint> = minutes.flat_map(|m| points(&model, m)).collect();
-        store.insert_minutes(&points).await?;
-    }
+    let window = probe_window(config);
+    let minutes = (from_ms / MINUTE_MS..to_ms.div_ceil(MINUTE_MS)).map(|m| m * MINUTE_MS);
+    let model = super::estate::latency_model();
+    let points: Vec<SeriesPoint> = minutes
+        .flat_map(|m| {
+            let latency = model.as_ref().map(|model| points(model, m));
+            // The probe's rows as serve writes them: the last window of each minute.
+            let probe = probe_points((m + MINUTE_MS - 1).min(to_ms), window);
+            latency.into_iter().flatten().chain(probe)
+        })
+        .collect();
+    store.insert_minutes(&points).await?;
     store
         .roll_up(from_ms - from_ms % HOUR_MS, to_ms)
         .await
@@ -67,11 +74,12 @@ pub async fn backfill(config: &Config, state: &StateDir, from_ms: u64, to_ms: u6
     Ok(())
 }
 
-/// Starts the side thread that writes the current minute's latency series every few seconds.
+/// Starts the side thread that writes the current minute's latency and probe series every few seconds.
 pub fn keep_latency_written(config: &Config, state_dir: &Path) -> Result<()> {
     let Some(model) = super::estate::latency_model() else {
         return Ok(());
     };
+    let window = probe_window(config);
     let every = config
         .clusters
         .first()
@@ -93,8 +101,12 @@ pub fn keep_latency_written(config: &Config, state_dir: &Path) -> Result<()> {
                 };
                 loop {
                     let now = crate::run::now_ms();
-                    if let Err(e) = store.insert_minutes(&points(&model, now)).await {
-                        tracing::warn!("demo: cannot write latency series: {e}");
+                    let rows: Vec<SeriesPoint> = points(&model, now)
+                        .into_iter()
+                        .chain(probe_points(now, window))
+                        .collect();
+                    if let Err(e) = store.insert_minutes(&rows).await {
+                        tracing::warn!("demo: cannot write latency and probe series: {e}");
                     }
                     tokio::time::sleep(every).await;
                 }
@@ -109,6 +121,22 @@ fn points(model: &LatencyModel, minute_ms: u64) -> Vec<SeriesPoint> {
         .minute(minute_ms)
         .into_iter()
         .map(|p| SeriesPoint::new(p.cluster, p.metric, p.subject, p.minute_ms, p.value))
+        .collect()
+}
+
+/// The window each probe row summarises: the collection interval, as `serve` writes a running prober's rows.
+fn probe_window(config: &Config) -> u64 {
+    config
+        .clusters
+        .first()
+        .map_or(10_000, |c| c.interval.as_millis())
+}
+
+/// The simulated probe's rows at `now_ms`, at its minute.
+fn probe_points(now_ms: u64, window_ms: u64) -> Vec<SeriesPoint> {
+    super::estate::probe_series(now_ms, window_ms)
+        .into_iter()
+        .map(|(cluster, metric, subject, v)| SeriesPoint::new(cluster, metric, subject, now_ms, v))
         .collect()
 }
 

@@ -425,6 +425,7 @@ mod tests {
             },
             ledgers: None,
             lag_status: Vec::new(),
+            produced_from_offsets: Default::default(),
         };
         let latest = BTreeMap::from([("c".to_string(), result)]);
         let coarse = render(&latest, MetricsDetail::Group);
@@ -501,6 +502,7 @@ mod tests {
             },
             ledgers: None,
             lag_status: Vec::new(),
+            produced_from_offsets: Default::default(),
         };
         let text = render(
             &BTreeMap::from([("a\"b".to_string(), result)]),

@@ -6,7 +6,8 @@
 //! that rate).
 //!
 //! The dashboard (`mqwatch-web`, embedded) is served at `/` and `/assets/`, with the read-only views it needs
-//! ([`views`]: `/api/v1/overview`, `/api/v1/clusters/{name}/groups`, `/api/v1/clusters/{name}/durability`).
+//! ([`views`]: `/api/v1/overview`, `/api/v1/clusters/{name}/groups`, `/api/v1/clusters/{name}/durability`,
+//! `/api/v1/clusters/{name}/nodes`; [`probe_view`]: `/api/v1/clusters/{name}/probe`).
 //!
 //! The store (default: `mqwatch.db` in the state directory) gets each finished cycle's findings, series rows and
 //! alarm changes ([`record`]); `/metrics` is the Prometheus exposition of the latest results ([`metrics`]);
@@ -19,6 +20,7 @@ mod alarms_api;
 mod api;
 mod intake;
 pub mod metrics;
+mod probe_view;
 pub(crate) mod record;
 mod views;
 
@@ -155,6 +157,8 @@ async fn serve(config: Config, listen: String, state: StateDir) -> Result<()> {
         .route("/api/v1/overview", get(views::overview))
         .route("/api/v1/clusters/{name}/groups", get(views::groups))
         .route("/api/v1/clusters/{name}/durability", get(views::durability))
+        .route("/api/v1/clusters/{name}/nodes", get(views::nodes))
+        .route("/api/v1/clusters/{name}/probe", get(probe_view::probe))
         .merge(mqwatch_web::router())
         .route("/api/v1/alarms/{key}/ack", post(alarms_api::ack))
         .layer(axum::middleware::from_fn_with_state(

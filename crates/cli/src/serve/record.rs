@@ -7,13 +7,14 @@
 //! | `backlog`          | `group <g>`      | messages behind, summed over the group's logs              |
 //! | `backlog_age_ms`   | `group <g>`      | age of the oldest unconsumed message over the group's logs |
 //! | `produce_messages` | `topic <t>`      | messages produced in the last minute, summed over brokers  |
+//! |                    |                  | (from offsets where the collector reads no counters: Kafka) |
 //! | `node_up`          | the node         | 1 when it answered this cycle, else 0                     |
 //! | `findings`         | (empty)          | findings this cycle                                       |
 
 use crate::run::CycleResult;
 use anyhow::{Context, Result};
 use mqwatch_alert::{Alerting, Cycle, Outcome};
-use mqwatch_model::{ClusterSnapshot, NodeRole, TrafficMetric};
+use mqwatch_model::{ClusterSnapshot, LogRef, NodeRole, TrafficMetric};
 use mqwatch_store::{SeriesPoint, Store};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -72,6 +73,13 @@ pub fn series_points(result: &CycleResult) -> Vec<SeriesPoint> {
             *produced.entry(topic).or_default() += t.last_minute;
         }
     }
+    if produced.is_empty() {
+        produced = result
+            .produced_from_offsets
+            .iter()
+            .map(|(t, n)| (t.as_str(), *n))
+            .collect();
+    }
     for (topic, n) in produced {
         points.push(point(
             "produce_messages",
@@ -92,6 +100,47 @@ pub fn series_points(result: &CycleResult) -> Vec<SeriesPoint> {
         result.findings.len() as f64,
     ));
     points
+}
+
+/// The longest time between two snapshots whose offsets still tell a minute's production.
+pub const OFFSETS_SPAN_MS: u64 = 15 * 60_000;
+
+/// Messages produced per topic in the minute before `current`, from the growth of each partition's or queue's
+/// latest offset since `previous`, scaled to a minute: for collectors that read no produce counters (Kafka's
+/// reads none; RocketMQ's reads the brokers' TOPIC_PUT_NUMS, so this is empty for it). A log seen once, or whose
+/// offset went back (truncated, recreated), adds nothing; no previous snapshot, or none from the last
+/// [`OFFSETS_SPAN_MS`] before (an average over hours is no minute's count), gives nothing.
+pub fn produced_from_offsets(
+    previous: Option<&ClusterSnapshot>,
+    current: &ClusterSnapshot,
+) -> BTreeMap<String, u64> {
+    let counted = current
+        .traffic
+        .iter()
+        .any(|t| t.metric == TrafficMetric::ProduceMessages);
+    let recent = |p: &&ClusterSnapshot| {
+        p.taken_at_ms < current.taken_at_ms
+            && current.taken_at_ms - p.taken_at_ms <= OFFSETS_SPAN_MS
+    };
+    let Some(previous) = previous.filter(|p| !counted && recent(p)) else {
+        return BTreeMap::new();
+    };
+    let elapsed = (current.taken_at_ms - previous.taken_at_ms) as f64;
+    let before: std::collections::HashMap<&LogRef, i64> =
+        previous.logs.iter().map(|l| (&l.log, l.latest)).collect();
+    let mut grown: BTreeMap<String, i64> = BTreeMap::new();
+    for l in &current.logs {
+        let topic = match &l.log {
+            LogRef::Partition { topic, .. } | LogRef::Queue { topic, .. } => topic,
+            LogRef::Ledger { .. } => continue,
+        };
+        let growth = before.get(&l.log).map_or(0, |b| (l.latest - b).max(0));
+        *grown.entry(topic.clone()).or_default() += growth;
+    }
+    grown
+        .into_iter()
+        .map(|(t, n)| (t, (n as f64 * 60_000.0 / elapsed).round() as u64))
+        .collect()
 }
 
 /// Records one cycle of `cluster` in `store`: findings, series rows, then the alarm changes, evaluated and written
@@ -172,6 +221,7 @@ mod tests {
             },
             ledgers: None,
             lag_status: Vec::new(),
+            produced_from_offsets: BTreeMap::new(),
         }
     }
 
@@ -256,6 +306,85 @@ mod tests {
                 ("node_up".into(), "broker broker-a:0".into(), 1.0),
                 ("findings".into(), String::new(), 0.0),
             ]
+        );
+    }
+
+    #[test]
+    fn produced_messages_come_from_offsets_only_where_no_counters_are_read() {
+        let log = |topic: &str, p: i32, latest: i64| mqwatch_model::LogStatus {
+            log: LogRef::Partition {
+                topic: topic.into(),
+                partition: p,
+            },
+            earliest: 0,
+            latest,
+        };
+        let snap = |at: u64, logs| ClusterSnapshot {
+            cluster: "k".into(),
+            taken_at_ms: at,
+            logs,
+            ..Default::default()
+        };
+        let before = snap(
+            10_000_000,
+            vec![
+                log("clicks", 0, 1_000),
+                log("clicks", 1, 500),
+                log("views", 0, 90),
+            ],
+        );
+        // 30 s later: clicks grew by 300 + 60, views went back (recreated), a new partition has no history.
+        let now = snap(
+            10_030_000,
+            vec![
+                log("clicks", 0, 1_300),
+                log("clicks", 1, 560),
+                log("views", 0, 10),
+                log("views", 1, 7),
+            ],
+        );
+        let produced = produced_from_offsets(Some(&before), &now);
+        assert_eq!(
+            produced,
+            BTreeMap::from([("clicks".to_string(), 720), ("views".to_string(), 0)]),
+            "per minute"
+        );
+        assert!(produced_from_offsets(None, &now).is_empty());
+        assert!(
+            produced_from_offsets(Some(&now), &now).is_empty(),
+            "no time passed"
+        );
+        let stale = snap(10_030_000 - OFFSETS_SPAN_MS - 1, before.logs.clone());
+        assert!(
+            produced_from_offsets(Some(&stale), &now).is_empty(),
+            "too old"
+        );
+        let mut r = result(now.clone());
+        r.produced_from_offsets = produced;
+        let rows: Vec<(String, f64)> = series_points(&r)
+            .into_iter()
+            .filter(|p| p.metric == "produce_messages")
+            .map(|p| (p.subject, p.value))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("topic clicks".to_string(), 720.0),
+                ("topic views".to_string(), 0.0)
+            ]
+        );
+        let mut counted = now;
+        counted.traffic.push(TrafficSample {
+            metric: TrafficMetric::ProduceMessages,
+            topic: Some("clicks".into()),
+            group: None,
+            node: NodeRef::new(NodeRole::Broker, "broker-a:0"),
+            last_minute: 4,
+            minute_avg: 0.0,
+        });
+        assert!(
+            produced_from_offsets(Some(&before), &counted).is_empty(),
+            "the broker's own counters win"
         );
     }
 }

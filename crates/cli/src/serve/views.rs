@@ -9,8 +9,12 @@
 //!   logs without a commit, the age of its oldest unconsumed message, online clients, and its Burrow-style status
 //!   from this cycle's `consumer_lag_status` finding, else the cycle's status of the group (`null` when no check
 //!   judged it), and its backlog finding.
-//! - `GET /api/v1/clusters/{name}/durability`: the durability audit: per finding kind (ledger and partition
-//!   kinds) its count and violating logs with their evidence, and the BookKeeper pass's counts when it ran.
+//! - `GET /api/v1/clusters/{name}/durability`: the durability audit: per finding kind that applies to the
+//!   engine (ledger kinds for BookKeeper, partition kinds for Kafka, none for RocketMQ) its count and violating
+//!   logs with their evidence, and the BookKeeper pass's counts when it ran.
+//! - `GET /api/v1/clusters/{name}/nodes`: every node of the latest cycle (name servers, brokers, bookies) with
+//!   its address, rack, whether it answered (or why not), its registration and lifecycle state and how long it
+//!   has been in it, and the master it replicates.
 
 use super::Shared;
 use crate::run::{CycleResult, now_ms};
@@ -18,7 +22,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use mqwatch_model::{Finding, FindingKind, Severity, Subject};
+use mqwatch_model::{Engine, Finding, FindingKind, Severity, Subject};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -34,6 +38,35 @@ pub const DURABILITY_KINDS: &[FindingKind] = &[
     FindingKind::ReplicationFactorLow,
     FindingKind::PlacementViolation,
 ];
+
+/// The durability kinds that apply to `engine`, in [`DURABILITY_KINDS`]' order: BookKeeper's ledger kinds,
+/// Kafka's partition kinds, none for RocketMQ (its queues have no replica placement to audit); every kind when
+/// the engine is not known.
+pub fn durability_kinds(engine: Option<Engine>) -> Vec<FindingKind> {
+    use FindingKind::*;
+    let applies = |k: &FindingKind| match engine {
+        Some(Engine::Bookkeeper) => matches!(
+            k,
+            EntriesNoReplica
+                | EntriesBelowAckQuorum
+                | EntriesBelowWriteQuorum
+                | UnderReplicationStuck
+                | PlacementViolation
+        ),
+        Some(Engine::Kafka) => matches!(
+            k,
+            OfflinePartition
+                | UnderMinIsr
+                | UnderReplicatedPartition
+                | UnderReplicationStuck
+                | ReplicationFactorLow
+                | PlacementViolation
+        ),
+        Some(Engine::Rocketmq) => false,
+        None => true,
+    };
+    DURABILITY_KINDS.iter().copied().filter(applies).collect()
+}
 
 /// Violations listed per durability kind at most (the count is always whole).
 const MAX_LISTED: usize = 200;
@@ -225,9 +258,9 @@ pub async fn groups(State(shared): State<Shared>, Path(name): Path<String>) -> R
 
 /// The durability view of one cycle.
 pub fn durability_view(r: &CycleResult) -> Value {
-    let categories: Vec<Value> = DURABILITY_KINDS
-        .iter()
-        .map(|&kind| {
+    let categories: Vec<Value> = durability_kinds(r.snapshot.engine)
+        .into_iter()
+        .map(|kind| {
             let of_kind: Vec<&Finding> = r.findings.iter().filter(|f| f.kind == kind).collect();
             let listed: Vec<Value> = of_kind
                 .iter()
@@ -258,6 +291,48 @@ pub fn durability_view(r: &CycleResult) -> Value {
 pub async fn durability(State(shared): State<Shared>, Path(name): Path<String>) -> Response {
     match one(&shared, &name) {
         Ok(r) => Json(durability_view(&r)).into_response(),
+        Err(e) => *e,
+    }
+}
+
+/// The node table of one cycle, in the lifecycle's order (by role, then name).
+pub fn node_rows(r: &CycleResult) -> Vec<Value> {
+    let mut rows: Vec<(&mqwatch_model::NodeRef, Value)> = r
+        .snapshot
+        .nodes
+        .iter()
+        .map(|n| {
+            let lifecycle = r.lifecycle.nodes.iter().find(|l| l.node == n.node);
+            let rack = r.snapshot.racks.get(&n.node.name).or_else(|| {
+                let addr = n.node.addr.as_ref()?;
+                r.snapshot.racks.get(addr)
+            });
+            let v = json!({
+                "node": n.node,
+                "role": n.node.role,
+                "name": n.node.name,
+                "addr": n.node.addr,
+                "rack": rack,
+                "answered": n.answered,
+                "error": n.error,
+                "last_answer_ms": n.last_answer_ms,
+                "registration": n.registration,
+                "expected": n.expected,
+                "replica_of": n.replica_of.as_ref().map(|m| m.name.clone()),
+                "state": lifecycle.map(|l| l.lifecycle.state),
+                "ms_in_state": lifecycle.map(|l| l.lifecycle.ms_in_state),
+            });
+            (&n.node, v)
+        })
+        .collect();
+    rows.sort_by(|a, b| a.0.cmp(b.0));
+    rows.into_iter().map(|(_, v)| v).collect()
+}
+
+/// `GET /api/v1/clusters/{name}/nodes`.
+pub async fn nodes(State(shared): State<Shared>, Path(name): Path<String>) -> Response {
+    match one(&shared, &name) {
+        Ok(r) => Json(node_rows(&r)).into_response(),
         Err(e) => *e,
     }
 }
@@ -325,6 +400,7 @@ mod tests {
             },
             ledgers: None,
             lag_status: vec![],
+            produced_from_offsets: Default::default(),
         }
     }
 
@@ -359,14 +435,16 @@ mod tests {
         let ledger = |id| Subject::Log {
             log: LogRef::Ledger { id },
         };
-        let r = result(vec![
+        let mut r = result(vec![
             finding(FindingKind::EntriesBelowAckQuorum, ledger(7)),
             finding(FindingKind::EntriesBelowAckQuorum, ledger(9)),
             finding(FindingKind::Backlog, Subject::Cluster),
         ]);
+        r.snapshot.engine = Some(Engine::Bookkeeper);
         let v = durability_view(&r);
         let cats = v["categories"].as_array().unwrap();
-        assert_eq!(cats.len(), DURABILITY_KINDS.len());
+        assert_eq!(cats.len(), 5, "the ledger kinds: {cats:?}");
+        assert!(cats.iter().all(|c| c["kind"] != "offline_partition"));
         let ack = cats
             .iter()
             .find(|c| c["kind"] == "entries_below_ack_quorum")
@@ -375,6 +453,54 @@ mod tests {
         assert_eq!(ack["violations"][1]["subject"], "ledger 9");
         let total: u64 = cats.iter().map(|c| c["count"].as_u64().unwrap()).sum();
         assert_eq!(total, 2, "backlog is not a durability finding");
+    }
+
+    #[test]
+    fn durability_kinds_are_the_engines_own() {
+        assert!(durability_kinds(Some(Engine::Rocketmq)).is_empty());
+        let kafka = durability_kinds(Some(Engine::Kafka));
+        assert!(kafka.contains(&FindingKind::UnderMinIsr));
+        assert!(!kafka.contains(&FindingKind::EntriesNoReplica));
+        assert_eq!(durability_kinds(None).len(), DURABILITY_KINDS.len());
+        let covered: std::collections::BTreeSet<FindingKind> = [Engine::Kafka, Engine::Bookkeeper]
+            .into_iter()
+            .flat_map(|e| durability_kinds(Some(e)))
+            .collect();
+        assert_eq!(
+            covered.len(),
+            DURABILITY_KINDS.len(),
+            "every kind has an engine"
+        );
+    }
+
+    #[test]
+    fn nodes_show_their_state_rack_and_error() {
+        use mqwatch_model::{NodeRole, NodeStatus};
+        let bookie = |name: &str, answered: bool| NodeStatus {
+            node: NodeRef::new(NodeRole::Bookie, name),
+            registration: None,
+            expected: false,
+            answered,
+            error: (!answered).then(|| format!("{name}: connection refused")),
+            last_answer_ms: None,
+            replica_of: None,
+            store_max_offset: None,
+        };
+        let mut r = result(vec![]);
+        r.snapshot.nodes = vec![
+            bookie("192.0.2.32:3181", false),
+            bookie("192.0.2.31:3181", true),
+        ];
+        r.snapshot
+            .racks
+            .insert("192.0.2.31:3181".into(), "rack-1".into());
+        let rows = node_rows(&r);
+        assert_eq!(rows[0]["name"], "192.0.2.31:3181", "sorted");
+        assert_eq!(rows[0]["rack"], "rack-1");
+        assert_eq!(rows[0]["role"], "bookie");
+        assert_eq!(rows[1]["answered"], false);
+        assert_eq!(rows[1]["error"], "192.0.2.32:3181: connection refused");
+        assert_eq!(rows[1]["state"], Value::Null, "no lifecycle tracked");
     }
 
     #[test]

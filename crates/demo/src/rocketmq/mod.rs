@@ -25,6 +25,14 @@ const BROKERS: [(&str, &str, &str); 2] = [
     ("broker-a", "192.0.2.11:10911", "192.0.2.12:10911"),
     ("broker-b", "192.0.2.13:10911", "192.0.2.14:10911"),
 ];
+/// The masters as the probe names them (`broker-a:0`), with their addresses.
+pub(crate) fn masters() -> Vec<NodeRef> {
+    BROKERS
+        .iter()
+        .map(|(name, addr, _)| NodeRef::new(NodeRole::Broker, format!("{name}:0")).with_addr(*addr))
+        .collect()
+}
+
 /// Topic, peak messages per second, message bytes, queues per master.
 const TOPICS: [(&str, f64, f64, i32); 4] = [
     ("orders", 220.0, 700.0, 4),

@@ -89,7 +89,7 @@ impl AdminClient {
         .await
     }
 
-    /// GET_ALL_SUBSCRIPTIONGROUP_CONFIG: group name → consumes by broadcast.
+    /// GET_ALL_SUBSCRIPTIONGROUP_CONFIG: group name → `consumeBroadcastEnable` (broadcast allowed, not the model).
     pub async fn subscription_groups(
         &self,
         broker: &str,

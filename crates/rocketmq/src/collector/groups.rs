@@ -1,8 +1,14 @@
 //! Consumer groups: subscription groups per master (GET_ALL_SUBSCRIPTIONGROUP_CONFIG), positions per queue
 //! (GET_CONSUME_STATS asked of each master directly, so a group with no online consumer is still read), "no
-//! commit" told apart from offset 0 (QUERY_CONSUMER_OFFSET), the age of the first unconsumed message
+//! commit" told apart from offset 0 (QUERY_CONSUMER_OFFSET, asked where the queue holds messages: on an empty
+//! queue both read as committed 0, with nothing behind either way), the age of the first unconsumed message
 //! (QUERY_CONSUME_TIME_SPAN), online members (GET_CONSUMER_CONNECTION_LIST) and what each says of itself
 //! (GET_CONSUMER_RUNNING_INFO).
+//!
+//! The message model is the one the online consumers registered; a group with none online is taken as
+//! clustering (RocketMQ's default, and the only model whose offsets the broker keeps). The subscription group's
+//! `consumeBroadcastEnable` says whether broadcast consumption is *allowed* (true by default, on every
+//! auto-created group), not how the group consumes, so it is not read as the model.
 
 use super::cycle::Cycle;
 use super::names::is_system_group;
@@ -33,18 +39,17 @@ pub(crate) async fn collect(
         )
     }))
     .await;
-    let mut groups: BTreeMap<String, (bool, Vec<KnownBroker>)> = BTreeMap::new();
+    let mut groups: BTreeMap<String, Vec<KnownBroker>> = BTreeMap::new();
     for (m, table) in tables {
-        for (name, broadcast) in table.into_iter().filter(|(g, _)| !is_system_group(g)) {
-            let e = groups.entry(name).or_insert((broadcast, Vec::new()));
-            e.1.push(m.clone());
+        for name in table.into_keys().filter(|g| !is_system_group(g)) {
+            groups.entry(name).or_default().push(m.clone());
         }
     }
     super::cycle::bounded(
         groups
             .into_iter()
-            .map(|(name, (broadcast, hosts))| async move {
-                one_group(client, cycle, &name, broadcast, &hosts, topics, concurrency).await
+            .map(|(name, hosts)| async move {
+                one_group(client, cycle, &name, &hosts, topics, concurrency).await
             })
             .collect::<Vec<_>>(),
         concurrency,
@@ -56,7 +61,6 @@ async fn one_group(
     client: &AdminClient,
     cycle: &Cycle,
     name: &str,
-    broadcast: bool,
     hosts: &[KnownBroker],
     topics: &Topics,
     concurrency: usize,
@@ -159,12 +163,7 @@ async fn one_group(
         Some(conn) => clients(client, name, conn, hosts, concurrency).await,
         None => Vec::new(),
     };
-    let model = match connection.as_ref().map(|c| c.message_model.as_str()) {
-        Some("BROADCASTING") => MessageModel::Broadcasting,
-        Some(_) => MessageModel::Clustering,
-        None if broadcast => MessageModel::Broadcasting,
-        None => MessageModel::Clustering,
-    };
+    let model = model(connection.as_ref().map(|c| c.message_model.as_str()));
     GroupStatus {
         group: GroupRef::new(name),
         model,
@@ -173,6 +172,14 @@ async fn one_group(
         retry_total: topics.retry_totals.get(name).copied(),
         dead_letter_total: topics.dead_letter_totals.get(name).copied(),
         send_back_last_minute: None,
+    }
+}
+
+/// The group's model from what its online consumers registered (`None`: none online → clustering).
+fn model(registered: Option<&str>) -> MessageModel {
+    match registered {
+        Some("BROADCASTING") => MessageModel::Broadcasting,
+        _ => MessageModel::Clustering,
     }
 }
 
@@ -236,4 +243,20 @@ async fn clients(
         concurrency,
     )
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_model_is_what_online_consumers_registered_else_clustering() {
+        assert_eq!(model(Some("BROADCASTING")), MessageModel::Broadcasting);
+        assert_eq!(model(Some("CLUSTERING")), MessageModel::Clustering);
+        assert_eq!(
+            model(None),
+            MessageModel::Clustering,
+            "offline: not broadcast"
+        );
+    }
 }

@@ -15,21 +15,12 @@ use std::time::Duration;
 
 #[test]
 fn check_kafka_reports_offsets_lag_and_the_broken_api() {
-    if tansu::binary().is_none() {
-        eprintln!(
-            "SKIPPED: tansu {} is not installed at {} (./scripts/test installs it)",
-            tansu::VERSION,
-            tansu::binary_path().display()
-        );
+    if tansu::missing() {
         return;
     }
     let broker = Tansu::start();
     let addr = broker.addr.clone();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = mqwatch_testkit::runtime();
     rt.block_on(async {
         let client = KafkaClient::new(ClientConfig::default());
         let long = Duration::from_secs(20);
@@ -119,8 +110,7 @@ fn check_through_config_with_tls_and_scram() {
     use mqwatch_kafka::client::{Mechanism, Sasl, Security, Tls};
     use mqwatch_testkit::tansu::TansuOptions;
     use mqwatch_testkit::tls::{TestCa, TlsFront};
-    if tansu::binary().is_none() {
-        eprintln!("SKIPPED: tansu {} is not installed", tansu::VERSION);
+    if tansu::missing() {
         return;
     }
     let ca = TestCa::new("mqwatch test CA");
@@ -142,11 +132,7 @@ fn check_through_config_with_tls_and_scram() {
             password: "ops-secret".into(),
         }),
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = mqwatch_testkit::runtime();
     rt.block_on(async {
         let client = KafkaClient::new(ClientConfig {
             security,

@@ -23,26 +23,6 @@ use std::time::Duration;
 
 const LONG: Duration = Duration::from_secs(20);
 
-fn tansu_missing() -> bool {
-    if tansu::binary().is_none() {
-        eprintln!(
-            "SKIPPED: tansu {} is not installed at {} (./scripts/test installs it)",
-            tansu::VERSION,
-            tansu::binary_path().display()
-        );
-        return true;
-    }
-    false
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 async fn produce(client: &KafkaClient, addr: &str, topic: &str, partition: i32, n: usize) {
     let records: Vec<Bytes> = (0..n).map(|i| Bytes::from(format!("r{i}"))).collect();
     let ts = now_ms() as i64;
@@ -116,12 +96,12 @@ impl Watch {
 
 #[test]
 fn records_produced_between_two_cycles_are_traffic_of_topic_leader_and_cluster() {
-    if tansu_missing() {
+    if tansu::missing() {
         return;
     }
     let broker = Tansu::start();
     let addr = broker.addr.clone();
-    runtime().block_on(async {
+    mqwatch_testkit::runtime().block_on(async {
         let client = KafkaClient::new(ClientConfig::default());
         retry_until_ok("create topic", LONG, || {
             client.create_topic(&addr, "orders", 3, 1)
@@ -161,12 +141,12 @@ fn records_produced_between_two_cycles_are_traffic_of_topic_leader_and_cluster()
 
 #[test]
 fn serve_shows_kafka_traffic_per_topic_broker_and_cluster() {
-    if tansu_missing() {
+    if tansu::missing() {
         return;
     }
     let broker = Tansu::start();
     let addr = broker.addr.clone();
-    let rt = runtime();
+    let rt = mqwatch_testkit::runtime();
     let client = KafkaClient::new(ClientConfig::default());
     rt.block_on(async {
         retry_until_ok("create topic", LONG, || {
@@ -216,12 +196,12 @@ fn serve_shows_kafka_traffic_per_topic_broker_and_cluster() {
 
 #[test]
 fn a_committer_that_went_away_is_stop_and_ok_once_caught_up() {
-    if tansu_missing() {
+    if tansu::missing() {
         return;
     }
     let broker = Tansu::start();
     let addr = broker.addr.clone();
-    runtime().block_on(async {
+    mqwatch_testkit::runtime().block_on(async {
         let client = KafkaClient::new(ClientConfig::default());
         retry_until_ok("create topic", LONG, || {
             client.create_topic(&addr, "orders", 2, 1)

@@ -25,8 +25,7 @@ fn saved(state: &std::path::Path) -> Option<(String, u64, u64)> {
 
 #[test]
 fn a_restarted_serve_keeps_when_the_broker_became_active() {
-    if tansu::binary().is_none() {
-        eprintln!("SKIPPED: tansu {} is not installed", tansu::VERSION);
+    if tansu::missing() {
         return;
     }
     let mut broker = Tansu::start();

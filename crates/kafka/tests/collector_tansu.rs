@@ -22,20 +22,11 @@ fn log(topic: &str, partition: i32) -> LogRef {
 
 #[test]
 fn tansu_offsets_commits_and_lag_are_exact() {
-    if tansu::binary().is_none() {
-        eprintln!(
-            "SKIPPED: tansu {} is not installed at {} (./scripts/test installs it)",
-            tansu::VERSION,
-            tansu::binary_path().display()
-        );
+    if tansu::missing() {
         return;
     }
     let mut broker = Tansu::start();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = mqwatch_testkit::runtime();
     rt.block_on(async {
         let addr = broker.addr.clone();
         let client = KafkaClient::new(ClientConfig::default());

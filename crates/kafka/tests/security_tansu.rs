@@ -17,26 +17,6 @@ use mqwatch_testkit::tls::{TestCa, TlsFront};
 use mqwatch_testkit::{free_port, retry_until_ok};
 use std::time::Duration;
 
-fn installed() -> bool {
-    if tansu::binary().is_none() {
-        eprintln!(
-            "SKIPPED: tansu {} is not installed at {} (./scripts/test installs it)",
-            tansu::VERSION,
-            tansu::binary_path().display()
-        );
-        return false;
-    }
-    true
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 fn client(security: Security) -> KafkaClient {
     KafkaClient::new(ClientConfig {
         security,
@@ -103,7 +83,7 @@ async fn round_trip(client: &KafkaClient, addr: &str) {
 
 #[test]
 fn sasl_plain_and_scram_authenticate_and_wrong_passwords_are_refused() {
-    if !installed() {
+    if tansu::missing() {
         return;
     }
     let mut broker = Tansu::start_with(&TansuOptions {
@@ -115,7 +95,7 @@ fn sasl_plain_and_scram_authenticate_and_wrong_passwords_are_refused() {
         advertised: None,
     });
     let addr = broker.addr.clone();
-    runtime().block_on(async {
+    mqwatch_testkit::runtime().block_on(async {
         // Without credentials tansu refuses everything but ApiVersions and SASL: it drops the connection.
         let e = client(Security::default())
             .find_coordinator(&addr, "g")
@@ -168,7 +148,7 @@ fn sasl_plain_and_scram_authenticate_and_wrong_passwords_are_refused() {
 
 #[test]
 fn tls_and_sasl_ssl_reach_the_broker_and_untrusted_certificates_are_refused() {
-    if !installed() {
+    if tansu::missing() {
         return;
     }
     let ca = TestCa::new("mqwatch test CA");
@@ -183,7 +163,7 @@ fn tls_and_sasl_ssl_reach_the_broker_and_untrusted_certificates_are_refused() {
         ca_file: Some(ca.ca_file.display().to_string()),
         server_name: None,
     };
-    runtime().block_on(async {
+    mqwatch_testkit::runtime().block_on(async {
         let sasl_ssl = client(Security {
             tls: Some(tls.clone()),
             sasl: sasl(Mechanism::ScramSha256, "alice", "alice-secret"),

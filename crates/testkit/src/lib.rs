@@ -113,3 +113,12 @@ pub fn peer_dir(name: &str, version: &str) -> PathBuf {
     );
     dir
 }
+
+/// A tokio runtime with two workers, for tests that drive async clients from a plain `#[test]`.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}

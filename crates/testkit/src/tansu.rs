@@ -35,6 +35,18 @@ pub fn binary() -> Option<PathBuf> {
     Some(binary_path()).filter(|p| p.is_file())
 }
 
+/// Whether tansu is missing; says so (a test then skips; `scripts/test` installs it).
+pub fn missing() -> bool {
+    if binary().is_some() {
+        return false;
+    }
+    eprintln!(
+        "SKIPPED: tansu {VERSION} is not installed at {} (./scripts/test installs it)",
+        binary_path().display()
+    );
+    true
+}
+
 /// A running tansu broker.
 pub struct Tansu {
     /// `127.0.0.1:<port>`, the listener and advertised address.

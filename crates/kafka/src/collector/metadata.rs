@@ -43,9 +43,15 @@ pub(crate) struct Metadata {
 }
 
 impl Metadata {
-    /// Partitions of `topic`.
+    /// Partitions of `topic`: a binary search, as `partitions` is sorted by topic and index (asked per group
+    /// topic, so a scan would cost groups × partitions).
     pub fn partitions_of<'a>(&'a self, topic: &'a str) -> impl Iterator<Item = &'a PartitionInfo> {
-        self.partitions.iter().filter(move |p| p.topic == topic)
+        let start = self
+            .partitions
+            .partition_point(|p| p.topic.as_str() < topic);
+        self.partitions[start..]
+            .iter()
+            .take_while(move |p| p.topic == topic)
     }
 }
 
@@ -134,4 +140,44 @@ pub(crate) async fn read(
         return Some(m);
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(topic: &str, index: i32) -> PartitionInfo {
+        PartitionInfo {
+            topic: topic.into(),
+            index,
+            leader: 1,
+            leader_epoch: 0,
+            replicas: vec![1],
+            isr: vec![1],
+            offline: vec![],
+            error_code: 0,
+        }
+    }
+
+    #[test]
+    fn partitions_of_a_topic_are_found_in_the_sorted_list() {
+        let m = Metadata {
+            partitions: vec![
+                part("a", 0),
+                part("b", 0),
+                part("b", 1),
+                part("ba", 0),
+                part("c", 0),
+            ],
+            ..Default::default()
+        };
+        let of = |t: &str| -> Vec<(String, i32)> {
+            m.partitions_of(t)
+                .map(|p| (p.topic.clone(), p.index))
+                .collect()
+        };
+        assert_eq!(of("b"), vec![("b".into(), 0), ("b".into(), 1)]);
+        assert_eq!(of("ba"), vec![("ba".into(), 0)]);
+        assert!(of("bb").is_empty() && of("0").is_empty() && of("z").is_empty());
+    }
 }

@@ -33,7 +33,7 @@ pub struct CycleResult {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lag_status: Vec<GroupLagStatus>,
     /// Messages produced per topic in the last minute from the growth of the logs' latest offsets since the
-    /// previous snapshot, for a collector that reads no produce counters (Kafka); empty otherwise
+    /// previous look, for a collector that reads no produce counters (Kafka); empty otherwise
     /// ([`crate::serve::record::produced_from_offsets`]).
     #[serde(skip)]
     pub produced_from_offsets: std::collections::BTreeMap<String, u64>,
@@ -170,7 +170,7 @@ pub async fn cycle(
         },
     };
     memory.positions.set_window(thresholds.lag_status.window);
-    memory.observe(&snapshot);
+    let produced_since = memory.observe(&snapshot);
     let stored;
     let previous = match memory.previous() {
         Some(p) => Some(p),
@@ -191,7 +191,8 @@ pub async fn cycle(
         now_ms,
     );
     findings.extend(over_time);
-    let produced_from_offsets = crate::serve::record::produced_from_offsets(previous, &snapshot);
+    let produced_from_offsets =
+        crate::serve::record::produced_from_offsets(&produced_since, &snapshot);
     findings.extend(crate::extras::cycle_findings(cluster, &snapshot, thresholds, now_ms).await);
     findings.extend(mqwatch_checks::lifecycle::check(
         &cluster.name,

@@ -12,7 +12,7 @@ mod positions;
 mod traffic;
 
 pub use positions::{DEFAULT_WINDOW, Positions, UnderReplicatedSince};
-pub use traffic::{RankedTopic, Traffic, TrafficReport};
+pub use traffic::{ProducedSince, RankedTopic, Traffic, TrafficReport};
 
 use mqwatch_model::{ClusterSnapshot, Finding, FindingKey, NodeRef, NodeRole, ObservedNodeState};
 use mqwatch_stats::lifecycle::{LifecycleTracker, ObservedState};
@@ -58,9 +58,10 @@ impl ClusterState {
     /// Feeds the lifecycle tracker and the traffic windows from `snapshot` (at its `taken_at_ms`): registrations
     /// become observations, nodes no longer registered are unregistered, a node that answered counts as a
     /// heartbeat, offset growth since the previous snapshot is traffic, committed positions join their windows
-    /// and under-replicated partitions keep (or start) their since-time.
-    pub fn observe(&mut self, snapshot: &ClusterSnapshot) {
-        self.traffic.feed(snapshot);
+    /// and under-replicated partitions keep (or start) their since-time. Returns the messages produced per topic
+    /// since the previous look, from that offset growth.
+    pub fn observe(&mut self, snapshot: &ClusterSnapshot) -> ProducedSince {
+        let produced = self.traffic.feed(snapshot);
         self.positions.feed(snapshot);
         self.under_replicated.feed(snapshot);
         let now = snapshot.taken_at_ms;
@@ -86,6 +87,7 @@ impl ClusterState {
                 }
             }
         }
+        produced
     }
 
     /// Gives each finding the time its key was first seen (its own time when new), and forgets keys no longer

@@ -37,6 +37,18 @@ pub struct Traffic {
 struct Offsets {
     latest: HashMap<LogRef, i64>,
     committed: HashMap<(String, LogRef), i64>,
+    /// When the previous look was taken.
+    taken_at_ms: Option<u64>,
+}
+
+/// What one look added to the topic windows: messages produced per topic since the previous look (the growth of
+/// its logs' latest offsets; 0 for a topic whose logs did not grow), and when that look was (`None` on the first).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProducedSince {
+    /// When the previous look was taken.
+    pub previous_ms: Option<u64>,
+    /// Topic → messages produced since then.
+    pub topics: BTreeMap<String, u64>,
 }
 
 /// Everything the windows hold, for the API: per key, its minute, hour and day windows.
@@ -103,10 +115,14 @@ impl Traffic {
         Self::default()
     }
 
-    /// Adds what happened since the previous snapshot.
-    pub fn feed(&self, s: &ClusterSnapshot) {
+    /// Adds what happened since the previous snapshot; returns the messages produced per topic since then.
+    pub fn feed(&self, s: &ClusterSnapshot) -> ProducedSince {
         let Ok(mut last) = self.last.lock() else {
-            return;
+            return ProducedSince::default();
+        };
+        let mut produced = ProducedSince {
+            previous_ms: last.taken_at_ms.replace(s.taken_at_ms),
+            topics: BTreeMap::new(),
         };
         let avg_size: HashMap<&str, f64> = s
             .traffic
@@ -119,10 +135,18 @@ impl Traffic {
         let leaders = leaders(s);
         for l in &s.logs {
             let n = growth(&mut last.latest, l.log.clone(), l.latest);
+            let (topic, broker) = topic_and_broker(&l.log, &leaders);
+            if !matches!(l.log, LogRef::Ledger { .. }) {
+                match produced.topics.get_mut(topic) {
+                    Some(sum) => *sum += n,
+                    None => {
+                        produced.topics.insert(topic.to_string(), n);
+                    }
+                }
+            }
             if n == 0 {
                 continue;
             }
-            let (topic, broker) = topic_and_broker(&l.log, &leaders);
             self.topic_produce.add(topic, n, 1);
             if let Some(avg) = avg_size.get(topic) {
                 self.topic_produce_bytes
@@ -153,6 +177,7 @@ impl Traffic {
                 self.cluster_consume.add(&s.cluster, n, 1);
             }
         }
+        produced
     }
 
     /// Samples every window that is due (call every few seconds; the minute window samples every 10 s).
@@ -272,17 +297,24 @@ mod tests {
     #[test]
     fn offset_growth_fills_topic_broker_cluster_and_group_windows() {
         let t = Traffic::new();
-        t.feed(&snap(
+        let first = t.feed(&snap(
             &[("a", "broker-a", 100), ("b", "broker-b", 10)],
             40,
             200.0,
         ));
+        assert_eq!(first.previous_ms, None);
+        assert_eq!(first.topics.values().sum::<u64>(), 0, "a baseline");
         t.tick(0);
-        t.feed(&snap(
+        let second = t.feed(&snap(
             &[("a", "broker-a", 160), ("b", "broker-b", 15)],
             90,
             200.0,
         ));
+        assert_eq!(
+            second.topics,
+            BTreeMap::from([("a".to_string(), 60), ("b".to_string(), 5)]),
+            "what this look added, per topic"
+        );
         t.tick(10_000);
         let minute = |set: &StatsSet, k: &str| set.window(k, Window::Minute).map(|w| w.sum);
         assert_eq!(

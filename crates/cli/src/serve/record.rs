@@ -14,7 +14,7 @@
 use crate::run::CycleResult;
 use anyhow::{Context, Result};
 use mqwatch_alert::{Alerting, Cycle, Outcome};
-use mqwatch_model::{ClusterSnapshot, LogRef, NodeRole, TrafficMetric};
+use mqwatch_model::{ClusterSnapshot, NodeRole, TrafficMetric};
 use mqwatch_store::{SeriesPoint, Store};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -105,41 +105,30 @@ pub fn series_points(result: &CycleResult) -> Vec<SeriesPoint> {
 /// The longest time between two snapshots whose offsets still tell a minute's production.
 pub const OFFSETS_SPAN_MS: u64 = 15 * 60_000;
 
-/// Messages produced per topic in the minute before `current`, from the growth of each partition's or queue's
-/// latest offset since `previous`, scaled to a minute: for collectors that read no produce counters (Kafka's
-/// reads none; RocketMQ's reads the brokers' TOPIC_PUT_NUMS, so this is empty for it). A log seen once, or whose
-/// offset went back (truncated, recreated), adds nothing; no previous snapshot, or none from the last
-/// [`OFFSETS_SPAN_MS`] before (an average over hours is no minute's count), gives nothing.
+/// Messages produced per topic in the minute before `current`, from the latest-offset growth the traffic windows
+/// counted since their previous look (`since`, [`mqwatch_state::Traffic::feed`]), scaled to a minute: for
+/// collectors that read no produce counters (Kafka's reads none; RocketMQ's reads the brokers' TOPIC_PUT_NUMS, so
+/// this is empty for it). A log seen once, or whose offset went back (truncated, recreated), adds nothing; no
+/// previous look, or none from the last [`OFFSETS_SPAN_MS`] before (an average over hours is no minute's count),
+/// gives nothing.
 pub fn produced_from_offsets(
-    previous: Option<&ClusterSnapshot>,
+    since: &mqwatch_state::ProducedSince,
     current: &ClusterSnapshot,
 ) -> BTreeMap<String, u64> {
     let counted = current
         .traffic
         .iter()
         .any(|t| t.metric == TrafficMetric::ProduceMessages);
-    let recent = |p: &&ClusterSnapshot| {
-        p.taken_at_ms < current.taken_at_ms
-            && current.taken_at_ms - p.taken_at_ms <= OFFSETS_SPAN_MS
-    };
-    let Some(previous) = previous.filter(|p| !counted && recent(p)) else {
+    let Some(previous_ms) = since.previous_ms.filter(|p| {
+        !counted && *p < current.taken_at_ms && current.taken_at_ms - p <= OFFSETS_SPAN_MS
+    }) else {
         return BTreeMap::new();
     };
-    let elapsed = (current.taken_at_ms - previous.taken_at_ms) as f64;
-    let before: std::collections::HashMap<&LogRef, i64> =
-        previous.logs.iter().map(|l| (&l.log, l.latest)).collect();
-    let mut grown: BTreeMap<String, i64> = BTreeMap::new();
-    for l in &current.logs {
-        let topic = match &l.log {
-            LogRef::Partition { topic, .. } | LogRef::Queue { topic, .. } => topic,
-            LogRef::Ledger { .. } => continue,
-        };
-        let growth = before.get(&l.log).map_or(0, |b| (l.latest - b).max(0));
-        *grown.entry(topic.clone()).or_default() += growth;
-    }
-    grown
-        .into_iter()
-        .map(|(t, n)| (t, (n as f64 * 60_000.0 / elapsed).round() as u64))
+    let elapsed = (current.taken_at_ms - previous_ms) as f64;
+    since
+        .topics
+        .iter()
+        .map(|(t, n)| (t.clone(), (*n as f64 * 60_000.0 / elapsed).round() as u64))
         .collect()
 }
 
@@ -343,20 +332,26 @@ mod tests {
                 log("views", 1, 7),
             ],
         );
-        let produced = produced_from_offsets(Some(&before), &now);
+        // The growth as the traffic windows count it, look after look.
+        let looks = |snaps: &[&ClusterSnapshot]| {
+            let traffic = mqwatch_state::Traffic::new();
+            snaps.iter().map(|s| traffic.feed(s)).last().unwrap()
+        };
+        let since = looks(&[&before, &now]);
+        let produced = produced_from_offsets(&since, &now);
         assert_eq!(
             produced,
             BTreeMap::from([("clicks".to_string(), 720), ("views".to_string(), 0)]),
             "per minute"
         );
-        assert!(produced_from_offsets(None, &now).is_empty());
+        assert!(produced_from_offsets(&looks(&[&now]), &now).is_empty());
         assert!(
-            produced_from_offsets(Some(&now), &now).is_empty(),
+            produced_from_offsets(&looks(&[&now, &now]), &now).is_empty(),
             "no time passed"
         );
         let stale = snap(10_030_000 - OFFSETS_SPAN_MS - 1, before.logs.clone());
         assert!(
-            produced_from_offsets(Some(&stale), &now).is_empty(),
+            produced_from_offsets(&looks(&[&stale, &now]), &now).is_empty(),
             "too old"
         );
         let mut r = result(now.clone());
@@ -383,7 +378,7 @@ mod tests {
             minute_avg: 0.0,
         });
         assert!(
-            produced_from_offsets(Some(&before), &counted).is_empty(),
+            produced_from_offsets(&since, &counted).is_empty(),
             "the broker's own counters win"
         );
     }

@@ -91,6 +91,7 @@ pub fn client_views(cluster: &str, from_ms: u64, to_ms: u64) -> crate::clients::
 /// This cycle's findings from the cluster's hosts, its producers' reports and its traffic history.
 pub async fn cycle_findings(
     cluster: &ClusterConfig,
+    kafka_security: &mqwatch_kafka::client::Security,
     snapshot: &ClusterSnapshot,
     thresholds: &Thresholds,
     now_ms: u64,
@@ -128,7 +129,7 @@ pub async fn cycle_findings(
         &thresholds.produce_failure,
         now_ms,
     ));
-    findings.extend(probe_findings(cluster, thresholds, now_ms).await);
+    findings.extend(probe_findings(cluster, kafka_security, thresholds, now_ms).await);
     findings
 }
 
@@ -138,6 +139,7 @@ pub async fn cycle_findings(
 /// message is judged.
 async fn probe_findings(
     cluster: &ClusterConfig,
+    kafka_security: &mqwatch_kafka::client::Security,
     thresholds: &Thresholds,
     now_ms: u64,
 ) -> Vec<Finding> {
@@ -153,7 +155,7 @@ async fn probe_findings(
         name_servers: &cluster.name_servers,
         bootstrap: &cluster.bootstrap,
         timeout: cluster.timeout.0,
-        kafka_security: cluster.kafka_security().unwrap_or_default(),
+        kafka_security,
     };
     let findings = mqwatch_probe::registry::findings(
         &addrs,

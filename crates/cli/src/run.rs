@@ -193,7 +193,16 @@ pub async fn cycle(
     findings.extend(over_time);
     let produced_from_offsets =
         crate::serve::record::produced_from_offsets(&produced_since, &snapshot);
-    findings.extend(crate::extras::cycle_findings(cluster, &snapshot, thresholds, now_ms).await);
+    findings.extend(
+        crate::extras::cycle_findings(
+            cluster,
+            &collectors.kafka.config().security,
+            &snapshot,
+            thresholds,
+            now_ms,
+        )
+        .await,
+    );
     findings.extend(mqwatch_checks::lifecycle::check(
         &cluster.name,
         cluster.engine,

@@ -27,8 +27,8 @@ pub struct ClusterAddrs<'a> {
     pub bootstrap: &'a [String],
     /// Per-request timeout.
     pub timeout: Duration,
-    /// Kafka: TLS and SASL, as the collector connects.
-    pub kafka_security: mqwatch_kafka::client::Security,
+    /// Kafka: TLS and SASL, as the collector connects (used when the probe starts).
+    pub kafka_security: &'a mqwatch_kafka::client::Security,
 }
 
 /// The cluster's running probe, started now if it is enabled and was not running; `None` when it is off or

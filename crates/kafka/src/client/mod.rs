@@ -207,9 +207,10 @@ impl KafkaClient {
             })
     }
 
-    /// A liveness probe: one ApiVersions exchange with `addr` on its connection (opened if needed). A connection
-    /// found closed by the exchange is opened again once, so a broker that died since the last request is
-    /// reported unreachable (refused, or no answer in time), not answered from a stale connection.
+    /// A liveness probe: one ApiVersions exchange with `addr` on one of its connections (opened if needed). A
+    /// connection found closed by the exchange is tried again on the next one, at most once per connection and
+    /// once more (which opens a new one), so a broker that died since the last request is reported unreachable
+    /// (refused, or no answer in time), not answered from a stale connection.
     pub async fn ping(&self, addr: &str) -> Result<(), KafkaError> {
         let once = || async {
             let (version, r) = self
@@ -224,9 +225,12 @@ impl KafkaClient {
                 None,
             )
         };
-        match once().await {
-            Err(e) if matches!(e.kind, ErrorKind::Closed(_)) => once().await,
-            other => other,
+        let mut tries = self.config.connections_per_broker.max(1);
+        loop {
+            match once().await {
+                Err(e) if matches!(e.kind, ErrorKind::Closed(_)) && tries > 0 => tries -= 1,
+                other => return other,
+            }
         }
     }
 

@@ -18,14 +18,7 @@ pub fn web_crate() -> PathBuf {
 /// The directory holding the installed `node_modules` of `crates/web/package-lock.json`. Panics with the fix
 /// when it is missing or installed from another lock file.
 pub fn web_deps() -> PathBuf {
-    let dir = std::env::var_os("MQWATCH_WEB_DEPS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let home = std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .unwrap_or_default();
-            home.join(".cache/mqwatch/web")
-        });
+    let dir = crate::cache_dir("MQWATCH_WEB_DEPS", "web");
     let lock = web_crate().join("package-lock.json");
     let want = std::fs::read(&lock).unwrap_or_else(|e| panic!("{}: {e}", lock.display()));
     let have = std::fs::read(dir.join("package-lock.json")).ok();

@@ -95,17 +95,19 @@ where
     }
 }
 
+/// A directory of `scripts/test`'s cache: the one `env` names, else `$HOME/.cache/mqwatch/<name>`.
+pub fn cache_dir(env: &str, name: &str) -> PathBuf {
+    std::env::var_os(env).map(PathBuf::from).unwrap_or_else(|| {
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default();
+        home.join(".cache/mqwatch").join(name)
+    })
+}
+
 /// Directory of an installed peer, e.g. `peer_dir("rocketmq", "1.0.0")`. Panics with the fix when missing.
 pub fn peer_dir(name: &str, version: &str) -> PathBuf {
-    let root = std::env::var_os("MQWATCH_PEERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let home = std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .unwrap_or_default();
-            home.join(".cache/mqwatch/peers")
-        });
-    let dir = root.join(format!("{name}-{version}"));
+    let dir = cache_dir("MQWATCH_PEERS", "peers").join(format!("{name}-{version}"));
     assert!(
         dir.is_dir(),
         "peer {name} {version} is not installed at {}: run ./scripts/test, which installs it",

@@ -19,15 +19,9 @@ pub const VERSION: &str = "0.6.0";
 
 /// Where the tansu binary is expected.
 pub fn binary_path() -> PathBuf {
-    let root = std::env::var_os("MQWATCH_PEERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let home = std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .unwrap_or_default();
-            home.join(".cache/mqwatch/peers")
-        });
-    root.join(format!("tansu-{VERSION}")).join("bin/tansu")
+    crate::cache_dir("MQWATCH_PEERS", "peers")
+        .join(format!("tansu-{VERSION}"))
+        .join("bin/tansu")
 }
 
 /// The tansu binary, if installed.
